@@ -1,0 +1,140 @@
+"""Read the site's configuration from environment variables.
+
+Every function takes the environment as a mapping (normally ``os.environ``) so that tests
+can pass a plain dict instead of reloading settings. With no variables set the result is a
+self-contained development setup: SQLite, an in-memory channel layer, Celery tasks run
+in-process. Setting ``DATABASE_URL`` or ``REDIS_URL`` means production, where a real
+``DJANGO_SECRET_KEY`` is required.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+Env = Mapping[str, str]
+
+# Used only in development, where DEBUG is on; never accepted in production (see secret_key).
+DEV_SECRET_KEY = "django-insecure-dev-only-not-for-production"
+
+# Variables whose presence means "this is a real deployment".
+PRODUCTION_VARS = ("DATABASE_URL", "REDIS_URL")
+
+# Seconds a database connection is reused across requests (0 would reconnect every request).
+CONN_MAX_AGE = 60
+
+DEV_HOSTS = ["localhost", "127.0.0.1", "[::1]"]
+
+
+def get_str(env: Env, name: str, default: str = "") -> str:
+    """Return the variable stripped of whitespace, or ``default`` when unset or blank."""
+    value = env.get(name, "").strip()
+    return value or default
+
+
+def get_bool(env: Env, name: str, default: bool = False) -> bool:
+    """Return True for 1/true/yes/on, False for 0/false/no/off (any case), else ``default``."""
+    value = get_str(env, name).lower()
+    if value in {"1", "true", "yes", "on"}:
+        return True
+    if value in {"0", "false", "no", "off"}:
+        return False
+    return default
+
+
+def get_list(env: Env, name: str, default: list[str] | None = None) -> list[str]:
+    """Split a comma-separated variable into its non-empty, stripped items."""
+    items = [item.strip() for item in get_str(env, name).split(",") if item.strip()]
+    return items or list(default or [])
+
+
+def is_production(env: Env) -> bool:
+    """True when any production service (PostgreSQL, Redis) is configured."""
+    return any(get_str(env, name) for name in PRODUCTION_VARS)
+
+
+def debug_enabled(env: Env) -> bool:
+    """DEBUG is on when asked for with DJANGO_DEBUG=1, or in development (no secret key)."""
+    return get_bool(env, "DJANGO_DEBUG") or not get_str(env, "DJANGO_SECRET_KEY")
+
+
+def secret_key(env: Env) -> str:
+    """Return DJANGO_SECRET_KEY, or the development key when that is safe.
+
+    Raises ImproperlyConfigured in production (DATABASE_URL or REDIS_URL set) without
+    DJANGO_DEBUG=1 when no key is given: a deployment must never sign with a public key.
+    """
+    key = get_str(env, "DJANGO_SECRET_KEY")
+    if key:
+        return key
+    if is_production(env) and not get_bool(env, "DJANGO_DEBUG"):
+        names = " or ".join(PRODUCTION_VARS)
+        raise ImproperlyConfigured(f"DJANGO_SECRET_KEY must be set when {names} is set.")
+    return DEV_SECRET_KEY
+
+
+def allowed_hosts(env: Env) -> list[str]:
+    """DJANGO_ALLOWED_HOSTS as a list; local names only when unset."""
+    return get_list(env, "DJANGO_ALLOWED_HOSTS", DEV_HOSTS)
+
+
+def csrf_trusted_origins(env: Env) -> list[str]:
+    """DJANGO_CSRF_TRUSTED_ORIGINS as a list of scheme://host origins."""
+    return get_list(env, "DJANGO_CSRF_TRUSTED_ORIGINS")
+
+
+def database_config(env: Env, base_dir: Path) -> dict[str, Any]:
+    """The ``default`` database: DATABASE_URL if set, else SQLite at var/db.sqlite3.
+
+    The caller must make sure ``base_dir / "var"`` exists before SQLite opens the file.
+    """
+    url = get_str(env, "DATABASE_URL")
+    if url:
+        return dict(dj_database_url.parse(url, conn_max_age=CONN_MAX_AGE, conn_health_checks=True))
+    return {"ENGINE": "django.db.backends.sqlite3", "NAME": base_dir / "var" / "db.sqlite3"}
+
+
+def channel_layers(env: Env) -> dict[str, Any]:
+    """CHANNEL_LAYERS: Redis when REDIS_URL is set, else in-memory (one process only)."""
+    url = get_str(env, "REDIS_URL")
+    if url:
+        return {
+            "default": {
+                "BACKEND": "channels_redis.core.RedisChannelLayer",
+                "CONFIG": {"hosts": [url]},
+            }
+        }
+    return {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+
+def celery_config(env: Env) -> dict[str, Any]:
+    """Celery options (lower-case Celery names) for broker, results and eagerness.
+
+    Without REDIS_URL tasks run eagerly in the calling process, so development needs no
+    broker or worker; with it they go through Redis to ``celery worker`` processes.
+    """
+    url = get_str(env, "REDIS_URL")
+    if url:
+        return {
+            "broker_url": url,
+            "result_backend": url,
+            "task_always_eager": False,
+            "task_eager_propagates": False,
+        }
+    return {
+        "broker_url": "memory://",
+        "result_backend": None,
+        "task_always_eager": True,
+        # Surface task errors at the call site, as a worker's log would in production.
+        "task_eager_propagates": True,
+    }
+
+
+def dictionary_dir(env: Env, base_dir: Path) -> Path:
+    """Where compiled dictionaries live: BOGGLE_DICTIONARY_DIR or var/dictionaries."""
+    value = get_str(env, "BOGGLE_DICTIONARY_DIR")
+    return Path(value) if value else base_dir / "var" / "dictionaries"

@@ -1,0 +1,122 @@
+"""Django settings for boggle_site.
+
+All deployment choices come from environment variables, parsed in ``boggle_site.env``;
+see the README's production section for the list.
+"""
+
+import os
+from pathlib import Path
+
+from boggle_site import env
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+ENV = os.environ
+
+# SQLite, collected static files and compiled dictionaries live here; a fresh clone lacks it.
+(BASE_DIR / "var").mkdir(exist_ok=True)
+
+SECRET_KEY = env.secret_key(ENV)
+DEBUG = env.debug_enabled(ENV)
+ALLOWED_HOSTS = env.allowed_hosts(ENV)
+CSRF_TRUSTED_ORIGINS = env.csrf_trusted_origins(ENV)
+
+INSTALLED_APPS = [
+    # First, so that `manage.py runserver` is Daphne's ASGI server (websockets included).
+    "daphne",
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "channels",
+    "games",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    # Right after SecurityMiddleware, as WhiteNoise asks: Daphne then serves static files.
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "boggle_site.urls"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+ASGI_APPLICATION = "boggle_site.asgi.application"
+
+DATABASES = {"default": env.database_config(ENV, BASE_DIR)}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+CHANNEL_LAYERS = env.channel_layers(ENV)
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = BASE_DIR / "var" / "static"
+# WhiteNoise warns at startup when STATIC_ROOT is missing (before the first collectstatic).
+STATIC_ROOT.mkdir(exist_ok=True)
+# In development serve straight from static/ so no collectstatic is needed.
+WHITENOISE_USE_FINDERS = DEBUG
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    # Hashed, compressed names need `collectstatic` first, so only outside development.
+    "staticfiles": {
+        "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
+        if DEBUG
+        else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+    },
+}
+
+_celery = env.celery_config(ENV)
+CELERY_BROKER_URL = _celery["broker_url"]
+CELERY_RESULT_BACKEND = _celery["result_backend"]
+CELERY_TASK_ALWAYS_EAGER = _celery["task_always_eager"]
+CELERY_TASK_EAGER_PROPAGATES = _celery["task_eager_propagates"]
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_TIMEZONE = TIME_ZONE
+
+BOGGLE_DICTIONARY_DIR = env.dictionary_dir(ENV, BASE_DIR)
+
+_log_level = env.get_str(ENV, "DJANGO_LOG_LEVEL", "INFO")
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {
+        "plain": {"format": "{asctime} {levelname} {name}: {message}", "style": "{"},
+    },
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": _log_level},
+    # Replaces Django's own console handler on "django", which would print every line twice.
+    "loggers": {"django": {"handlers": ["console"], "level": _log_level, "propagate": False}},
+}

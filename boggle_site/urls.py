@@ -1,0 +1,9 @@
+"""Top-level URL routes."""
+
+from django.contrib import admin
+from django.urls import include, path
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    path("", include("games.urls")),
+]

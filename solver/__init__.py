@@ -1,0 +1,47 @@
+"""Boggle solver: boards, dice, lexicons and scoring, in plain Python (no Django).
+
+>>> from solver import dictionaries, parse_board, solve
+>>> solution = solve(parse_board("aeol iejm pdls orkf"), dictionaries.load("english"))
+"""
+
+from solver.board import Board, from_faces, neighbour_table, parse_board
+from solver.compiler import CompileReport, compile_lexicon, read_wordlist, read_wordlist_bytes
+from solver.dice import DICE_SETS, DiceSet, get_dice_set, roll
+from solver.errors import BoardError, DiceError, LexiconError, SolverError
+from solver.lexicon import Lexicon, load_lexicon, write_lexicon
+from solver.scoring import default_min_length, points_table, word_points
+from solver.solve import FoundWord, Solution, find_paths, solve
+from solver.wordrules import DropReason, LexiconRules, fold_accents, normalise_word
+
+__all__ = [
+    "DICE_SETS",
+    "Board",
+    "BoardError",
+    "CompileReport",
+    "DiceError",
+    "DiceSet",
+    "DropReason",
+    "FoundWord",
+    "Lexicon",
+    "LexiconError",
+    "LexiconRules",
+    "Solution",
+    "SolverError",
+    "compile_lexicon",
+    "default_min_length",
+    "find_paths",
+    "fold_accents",
+    "from_faces",
+    "get_dice_set",
+    "load_lexicon",
+    "neighbour_table",
+    "normalise_word",
+    "parse_board",
+    "points_table",
+    "read_wordlist",
+    "read_wordlist_bytes",
+    "roll",
+    "solve",
+    "word_points",
+    "write_lexicon",
+]

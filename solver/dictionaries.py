@@ -1,0 +1,153 @@
+"""Named dictionaries: the English lists shipped in ``solver/wordlists/`` and the Dutch and
+French lists that Debian's ``wdutch`` and ``wfrench`` packages install.
+
+Compiled files are cached in a directory (``BOGGLE_DICTIONARY_DIR``, default
+``<repository>/var/dictionaries``) and recompiled when their source or rules change.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from solver.compiler import CompileReport, compile_file, digest
+from solver.errors import LexiconError
+from solver.lexicon import Lexicon, load_lexicon, read_header
+from solver.wordrules import LexiconRules
+
+WORDLIST_DIR = Path(__file__).resolve().parent / "wordlists"
+DEFAULT_CACHE_DIR = Path(__file__).resolve().parent.parent / "var" / "dictionaries"
+DEFAULT_DICTIONARY = "english"
+LEXICON_SUFFIX = ".lex"
+
+
+@dataclass(frozen=True)
+class NamedList:
+    """A word list the project knows by name."""
+
+    name: str
+    title: str
+    language: str
+    source: Path
+    origin: str
+    licence: str
+    rules: LexiconRules
+    # The Debian package that installs ``source``, for lists not shipped in the repository.
+    debian_package: str = ""
+
+
+NAMED_LISTS: dict[str, NamedList] = {
+    entry.name: entry
+    for entry in (
+        NamedList(
+            name="english",
+            title="English (broad word-game list)",
+            language="en",
+            source=WORDLIST_DIR / "english.txt.gz",
+            origin="npm package word-list 4.1.0 (the Letterpress word list)",
+            licence="MIT (solver/wordlists/LICENSE-english.txt)",
+            rules=LexiconRules(),
+        ),
+        NamedList(
+            name="english-common",
+            title="English (common words)",
+            language="en",
+            source=WORDLIST_DIR / "english-common.txt.gz",
+            origin="Debian package scowl 2020.12.07: SCOWL english and american words, size 35",
+            licence="SCOWL licence (solver/wordlists/LICENSE-english-common.txt)",
+            rules=LexiconRules(),
+        ),
+        NamedList(
+            name="dutch",
+            title="Nederlands",
+            language="nl",
+            source=Path("/usr/share/dict/dutch"),
+            origin="Debian package wdutch (OpenTaal word list)",
+            licence="BSD or CC BY 3.0 (see the wdutch package)",
+            rules=LexiconRules(fold_accents=True),
+            debian_package="wdutch",
+        ),
+        NamedList(
+            name="french",
+            title="Français",
+            language="fr",
+            source=Path("/usr/share/dict/french"),
+            origin="Debian package wfrench",
+            licence="GPL-2+ (see the wfrench package)",
+            rules=LexiconRules(fold_accents=True),
+            debian_package="wfrench",
+        ),
+    )
+}
+SHIPPED = tuple(name for name, entry in NAMED_LISTS.items() if not entry.debian_package)
+
+
+def cache_dir() -> Path:
+    """Where compiled dictionaries live (``BOGGLE_DICTIONARY_DIR`` or ``var/dictionaries``)."""
+    configured = os.environ.get("BOGGLE_DICTIONARY_DIR")
+    return Path(configured) if configured else DEFAULT_CACHE_DIR
+
+
+def compiled_path(name: str) -> Path:
+    return cache_dir() / f"{name}{LEXICON_SUFFIX}"
+
+
+def get_named_list(name: str) -> NamedList:
+    try:
+        return NAMED_LISTS[name]
+    except KeyError:
+        known = ", ".join(NAMED_LISTS)
+        raise LexiconError(f"unknown dictionary {name!r}; known: {known}, or a file path") from None
+
+
+def build(name: str, force: bool = False) -> CompileReport | None:
+    """Compile a named list into the cache unless it is up to date.
+
+    Returns the report, or None when the compiled file was already current.
+    """
+    entry = get_named_list(name)
+    if not entry.source.exists():
+        hint = (
+            f"; install it with: apt-get install {entry.debian_package}"
+            if entry.debian_package
+            else ""
+        )
+        raise LexiconError(f"the {name} word list {entry.source} is missing{hint}")
+    target = compiled_path(name)
+    if not force and _is_current(target, entry):
+        return None
+    return compile_file(entry.source, target, entry.rules, name=name)
+
+
+def load(name_or_path: str | Path) -> Lexicon:
+    """A lexicon by name (compiled on first use), ``.lex`` file, or plain word-list file.
+
+    A plain word list is compiled with the default rules and cached by its content.
+    """
+    text = str(name_or_path)
+    if text in NAMED_LISTS:
+        build(text)
+        return load_lexicon(compiled_path(text))
+    path = Path(text)
+    if not path.is_file():
+        known = ", ".join(NAMED_LISTS)
+        raise LexiconError(f"no dictionary named {text!r} and no such file (known: {known})")
+    if path.suffix == LEXICON_SUFFIX:
+        return load_lexicon(path)
+    rules = LexiconRules()
+    fingerprint = digest(path.read_bytes(), rules)
+    target = cache_dir() / "files" / f"{fingerprint[:32]}{LEXICON_SUFFIX}"
+    if not target.exists():
+        compile_file(path, target, rules, name=path.name)
+    return load_lexicon(target)
+
+
+def _is_current(target: Path, entry: NamedList) -> bool:
+    if not target.exists():
+        return False
+    try:
+        header = read_header(target)
+    except LexiconError:
+        return False
+    return header.get("source_sha256") == digest(entry.source.read_bytes(), entry.rules)

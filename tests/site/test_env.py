@@ -1,0 +1,104 @@
+"""Settings from environment variables, via boggle_site.env with explicit env dicts."""
+
+from pathlib import Path
+
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+
+from boggle_site import env
+
+BASE = Path("/srv/boggle")
+PROD = {
+    "DJANGO_SECRET_KEY": "s3cret-for-tests",
+    "DATABASE_URL": "postgres://boggle:pw@db.example:5432/boggle",
+    "REDIS_URL": "redis://cache.example:6379/0",
+}
+
+
+def test_defaults_are_self_contained_development() -> None:
+    """No variables: SQLite in var/, in-memory layer, eager Celery, DEBUG on."""
+    assert env.debug_enabled({}) is True
+    assert env.secret_key({}) == env.DEV_SECRET_KEY
+    assert env.database_config({}, BASE) == {
+        "ENGINE": "django.db.backends.sqlite3",
+        "NAME": BASE / "var" / "db.sqlite3",
+    }
+    assert env.channel_layers({})["default"]["BACKEND"] == "channels.layers.InMemoryChannelLayer"
+    celery = env.celery_config({})
+    assert celery["task_always_eager"] is True
+    assert celery["broker_url"] == "memory://"
+    assert env.allowed_hosts({}) == ["localhost", "127.0.0.1", "[::1]"]
+    assert env.dictionary_dir({}, BASE) == BASE / "var" / "dictionaries"
+
+
+def test_database_url_selects_postgresql() -> None:
+    """DATABASE_URL is parsed into a PostgreSQL config with persistent connections."""
+    config = env.database_config(PROD, BASE)
+
+    assert config["ENGINE"] == "django.db.backends.postgresql"
+    assert (config["NAME"], config["HOST"], config["PORT"]) == ("boggle", "db.example", 5432)
+    assert (config["USER"], config["PASSWORD"]) == ("boggle", "pw")
+    assert config["CONN_MAX_AGE"] == env.CONN_MAX_AGE
+    assert config["CONN_HEALTH_CHECKS"] is True
+
+
+def test_redis_url_selects_redis_layer_and_celery_broker() -> None:
+    """REDIS_URL switches the channel layer and Celery's broker and results to Redis."""
+    layer = env.channel_layers(PROD)["default"]
+    assert layer["BACKEND"] == "channels_redis.core.RedisChannelLayer"
+    assert layer["CONFIG"] == {"hosts": ["redis://cache.example:6379/0"]}
+
+    celery = env.celery_config(PROD)
+    assert celery["broker_url"] == "redis://cache.example:6379/0"
+    assert celery["result_backend"] == "redis://cache.example:6379/0"
+    assert celery["task_always_eager"] is False
+
+
+def test_production_values() -> None:
+    """A secret key turns DEBUG off; hosts, origins and the dictionary dir are read."""
+    values = {
+        **PROD,
+        "DJANGO_ALLOWED_HOSTS": "boggle.example, www.boggle.example,",
+        "DJANGO_CSRF_TRUSTED_ORIGINS": "https://boggle.example",
+        "BOGGLE_DICTIONARY_DIR": "/data/dictionaries",
+    }
+
+    assert env.debug_enabled(values) is False
+    assert env.secret_key(values) == "s3cret-for-tests"
+    assert env.allowed_hosts(values) == ["boggle.example", "www.boggle.example"]
+    assert env.csrf_trusted_origins(values) == ["https://boggle.example"]
+    assert env.dictionary_dir(values, BASE) == Path("/data/dictionaries")
+
+
+def test_debug_flag_overrides_secret_key() -> None:
+    """DJANGO_DEBUG=1 turns DEBUG on even with a real key."""
+    assert env.debug_enabled({**PROD, "DJANGO_DEBUG": "1"}) is True
+
+
+@pytest.mark.parametrize("name", ["DATABASE_URL", "REDIS_URL"])
+def test_missing_secret_key_in_production_fails_fast(name: str) -> None:
+    """A production service without DJANGO_SECRET_KEY is a configuration error."""
+    with pytest.raises(ImproperlyConfigured, match="DJANGO_SECRET_KEY"):
+        env.secret_key({name: PROD[name]})
+
+
+def test_missing_secret_key_allowed_when_debugging_production_services() -> None:
+    """DJANGO_DEBUG=1 allows the development key, e.g. for a local PostgreSQL."""
+    values = {"DATABASE_URL": PROD["DATABASE_URL"], "DJANGO_DEBUG": "1"}
+    assert env.secret_key(values) == env.DEV_SECRET_KEY
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [("1", True), ("TRUE", True), ("on", True), ("0", False), ("no", False), ("off", False)],
+)
+def test_get_bool(raw: str, expected: bool) -> None:
+    """Common spellings parse whatever the default."""
+    assert env.get_bool({"X": raw}, "X", default=not expected) is expected
+
+
+def test_get_bool_blank_or_unknown_uses_default() -> None:
+    """Blank, unset or unrecognised values give the default."""
+    assert env.get_bool({"X": " "}, "X", default=True) is True
+    assert env.get_bool({}, "X", default=True) is True
+    assert env.get_bool({"X": "maybe"}, "X") is False

@@ -1,0 +1,35 @@
+"""The landing page and the project's wiring (URLs, ASGI, Celery)."""
+
+from django.test import Client
+from django.urls import reverse
+
+
+def test_home_renders(client: Client) -> None:
+    """The landing page answers 200 with the title and an honest status line."""
+    response = client.get(reverse("games:home"))
+
+    assert response.status_code == 200
+    assert "games/home.html" in [t.name for t in response.templates]
+    content = response.content.decode()
+    assert "<title>Boggle</title>" in content
+    assert "coming soon" in content
+    assert 'name="viewport"' in content
+    assert "css/site.css" in content
+
+
+def test_asgi_routes_http_and_websocket() -> None:
+    """The ASGI app dispatches both protocols (websocket routes arrive with rooms)."""
+    from channels.routing import ProtocolTypeRouter
+
+    from boggle_site.asgi import application
+
+    assert isinstance(application, ProtocolTypeRouter)
+    assert set(application.application_mapping) == {"http", "websocket"}
+
+
+def test_celery_runs_tasks_in_process_by_default() -> None:
+    """Without REDIS_URL, tasks run eagerly so development needs no broker or worker."""
+    from boggle_site import celery_app
+
+    assert celery_app.conf.task_always_eager is True
+    assert celery_app.conf.broker_url == "memory://"

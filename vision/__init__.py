@@ -1,0 +1,1 @@
+"""Board recognition from photos (a later issue)."""
