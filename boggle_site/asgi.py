@@ -14,15 +14,24 @@ django_asgi_app = get_asgi_application()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
+from boggle_site.websocket_origin import browser_origin_validator  # noqa: E402
+from games.deadlines import ensure_watcher  # noqa: E402
 from games.routing import websocket_urlpatterns  # noqa: E402
 
-application = ProtocolTypeRouter(
+router = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
-        "websocket": AllowedHostsOriginValidator(
+        "websocket": browser_origin_validator(
             AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
         ),
     }
 )
+
+
+async def application(scope, receive, send):
+    """The router, plus the round-deadline watcher started on this process's first request:
+    rounds end on time even when nobody's websocket is open here."""
+    if scope["type"] in ("http", "websocket"):
+        ensure_watcher()
+    return await router(scope, receive, send)

@@ -29,6 +29,11 @@ CONN_MAX_AGE = 60
 
 DEV_HOSTS = ["localhost", "127.0.0.1", "[::1]"]
 
+# Seconds the channel layer's Redis client waits for a reply. channels_redis waits for
+# messages with a blocking BZPOPMIN of 5 s; redis-py 8's default socket timeout is also 5 s,
+# so an idle websocket's read timed out and the socket closed with 1011. Leave headroom.
+REDIS_SOCKET_TIMEOUT = 15
+
 
 def get_str(env: Env, name: str, default: str = "") -> str:
     """Return the variable stripped of whitespace, or ``default`` when unset or blank."""
@@ -105,7 +110,7 @@ def channel_layers(env: Env) -> dict[str, Any]:
         return {
             "default": {
                 "BACKEND": "channels_redis.core.RedisChannelLayer",
-                "CONFIG": {"hosts": [url]},
+                "CONFIG": {"hosts": [{"address": url, "socket_timeout": REDIS_SOCKET_TIMEOUT}]},
             }
         }
     return {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}

@@ -105,6 +105,12 @@ CELERY_TASK_ALWAYS_EAGER = _celery["task_always_eager"]
 CELERY_TASK_EAGER_PROPAGATES = _celery["task_eager_propagates"]
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TIMEZONE = TIME_ZONE
+# Periodic safety nets for production (`celery -A boggle_site beat`): end rounds whose
+# scheduled end task was lost with its worker, and delete rooms idle for a day.
+CELERY_BEAT_SCHEDULE = {
+    "end-overdue-rounds": {"task": "games.tasks.end_overdue_rounds", "schedule": 1.0},
+    "cleanup-idle-rooms": {"task": "games.tasks.cleanup_idle_rooms", "schedule": 3600.0},
+}
 
 BOGGLE_DICTIONARY_DIR = env.dictionary_dir(ENV, BASE_DIR)
 

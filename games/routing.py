@@ -1,3 +1,11 @@
-"""Websocket routes of the games app (rooms arrive with the game core)."""
+"""Websocket routes of the games app."""
 
-websocket_urlpatterns: list = []
+from django.urls import re_path
+
+from games.consumers import RoomConsumer, UnknownPathConsumer
+
+websocket_urlpatterns = [
+    re_path(r"^ws/rooms/(?P<code>[A-Za-z0-9]{1,16})/$", RoomConsumer.as_asgi()),
+    # Anything else gets a clear error instead of a failed handshake.
+    re_path(r"", UnknownPathConsumer.as_asgi()),
+]

@@ -3,6 +3,7 @@
 from pathlib import Path
 
 import pytest
+from channels_redis.core import RedisChannelLayer
 from django.core.exceptions import ImproperlyConfigured
 
 from boggle_site import env
@@ -46,7 +47,13 @@ def test_redis_url_selects_redis_layer_and_celery_broker() -> None:
     """REDIS_URL switches the channel layer and Celery's broker and results to Redis."""
     layer = env.channel_layers(PROD)["default"]
     assert layer["BACKEND"] == "channels_redis.core.RedisChannelLayer"
-    assert layer["CONFIG"] == {"hosts": ["redis://cache.example:6379/0"]}
+    assert layer["CONFIG"] == {
+        "hosts": [
+            {"address": "redis://cache.example:6379/0", "socket_timeout": env.REDIS_SOCKET_TIMEOUT}
+        ]
+    }
+    # An idle websocket's blocking read must not time out before Redis answers it.
+    assert RedisChannelLayer.brpop_timeout < env.REDIS_SOCKET_TIMEOUT
 
     celery = env.celery_config(PROD)
     assert celery["broker_url"] == "redis://cache.example:6379/0"

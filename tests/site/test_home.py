@@ -18,13 +18,13 @@ def test_home_renders(client: Client) -> None:
 
 
 def test_asgi_routes_http_and_websocket() -> None:
-    """The ASGI app dispatches both protocols (websocket routes arrive with rooms)."""
+    """The ASGI router dispatches both protocols, websockets to the room consumer."""
     from channels.routing import ProtocolTypeRouter
 
-    from boggle_site.asgi import application
+    from boggle_site.asgi import router
 
-    assert isinstance(application, ProtocolTypeRouter)
-    assert set(application.application_mapping) == {"http", "websocket"}
+    assert isinstance(router, ProtocolTypeRouter)
+    assert set(router.application_mapping) == {"http", "websocket"}
 
 
 def test_celery_runs_tasks_in_process_by_default() -> None:

@@ -1,0 +1,150 @@
+"""The JSON HTTP API (docs/api.md): create a room, join it, read its state and results.
+
+Views parse and authorise only; ``games.actions`` does the work. A player is identified by
+``Authorization: Bearer <token>`` (API clients) or by the browser session.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
+from django.http import HttpRequest, JsonResponse
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_http_methods
+
+from games import actions, presenters
+from games.exceptions import GameError, InvalidInput, RoundNotFound, WrongRoundState
+from games.lexicons import available_dictionaries
+from games.models import Player, Room, Round
+from games.sessions import player_id_from_session, remember_player
+
+# Largest request body the API reads, in bytes.
+MAX_BODY_BYTES = 16 * 1024
+STATUS_FOR_CODE = {
+    "room_not_found": 404,
+    "round_not_found": 404,
+    "not_a_player": 403,
+    "not_host": 403,
+    "nickname_taken": 409,
+    "wrong_round_state": 409,
+    "rate_limited": 429,
+}
+
+
+def error_response(error: GameError) -> JsonResponse:
+    return JsonResponse({"error": error.to_dict()}, status=STATUS_FOR_CODE.get(error.code, 400))
+
+
+def json_api(view: Callable[..., JsonResponse]) -> Callable[..., JsonResponse]:
+    """Turn GameErrors into JSON error responses; API clients carry no CSRF cookie."""
+
+    @csrf_exempt
+    @wraps(view)
+    def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> JsonResponse:
+        try:
+            return view(request, *args, **kwargs)
+        except GameError as error:
+            return error_response(error)
+
+    return wrapper
+
+
+def read_json(request: HttpRequest) -> dict[str, Any]:
+    if len(request.body) > MAX_BODY_BYTES:
+        raise InvalidInput(f"request body over {MAX_BODY_BYTES} bytes")
+    if not request.body:
+        return {}
+    try:
+        data = json.loads(request.body)
+    except ValueError:
+        raise InvalidInput("the body is not valid JSON") from None
+    if not isinstance(data, dict):
+        raise InvalidInput("the body is a JSON object")
+    return data
+
+
+def bearer_token(request: HttpRequest) -> str | None:
+    header = request.headers.get("Authorization", "")
+    scheme, _, token = header.partition(" ")
+    return token.strip() if scheme.lower() == "bearer" and token.strip() else None
+
+
+def viewer(request: HttpRequest, room: Room) -> Player | None:
+    """The player making the request, if the token or session names one of this room."""
+    token = bearer_token(request)
+    player_id = None if token else player_id_from_session(request.session, room)
+    if not token and not player_id:
+        return None
+    try:
+        return actions.check_player(room, token=token, player_id=player_id)
+    except GameError:
+        if token:
+            raise
+        return None
+
+
+def player_response(request: HttpRequest, room: Room, player: Player, status: int) -> JsonResponse:
+    """A player's credentials (token, links) and the room as that player sees it."""
+    credentials = {
+        "id": player.id,
+        "nickname": player.nickname,
+        "token": player.token,
+        "join_url": request.build_absolute_uri(f"/r/{room.code}/"),
+        "websocket_path": f"/ws/rooms/{room.code}/",
+    }
+    return JsonResponse(
+        {"player": credentials, "room": presenters.room_state(room, player)}, status=status
+    )
+
+
+@json_api
+@require_http_methods(["POST"])
+def create_room(request: HttpRequest) -> JsonResponse:
+    data = read_json(request)
+    room, host = actions.do_create_room(data.get("nickname"), data.get("settings"))
+    remember_player(request.session, host)
+    return player_response(request, room, host, status=201)
+
+
+@json_api
+@require_http_methods(["GET"])
+def room_detail(request: HttpRequest, code: str) -> JsonResponse:
+    room = actions.check_room(code)
+    return JsonResponse({"room": presenters.room_state(room, viewer(request, room))})
+
+
+@json_api
+@require_http_methods(["POST"])
+def join_room(request: HttpRequest, code: str) -> JsonResponse:
+    data = read_json(request)
+    room = actions.check_room(code)
+    existing = viewer(request, room)
+    if existing is not None:  # this browser (or token) already plays here: a rejoin
+        return player_response(request, room, existing, status=200)
+    player = actions.do_join_room(room, data.get("nickname"))
+    remember_player(request.session, player)
+    room.refresh_from_db()
+    return player_response(request, room, player, status=201)
+
+
+@json_api
+@require_http_methods(["GET"])
+def round_results(request: HttpRequest, code: str, number: int) -> JsonResponse:
+    room = actions.check_room(code)
+    round_ = Round.objects.filter(room=room, number=number).first()
+    if round_ is None:
+        raise RoundNotFound(f"room {room.code} has no round {number}")
+    if round_.status != Round.Status.ENDED:
+        raise WrongRoundState("results come when the round ends")
+    return JsonResponse({"results": presenters.results_dict(round_)})
+
+
+@json_api
+@require_http_methods(["GET"])
+def dictionary_list(request: HttpRequest) -> JsonResponse:
+    return JsonResponse(
+        {"dictionaries": [{"name": n, "title": t} for n, t in available_dictionaries().items()]}
+    )

@@ -1,0 +1,269 @@
+"""The room websocket: ``/ws/rooms/<code>/``.
+
+Parses and authorises messages, then calls ``games.actions``; the protocol is documented in
+docs/api.md. Every error goes back as an ``error`` message and the socket stays open.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from typing import Any
+from urllib.parse import parse_qs
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+
+from games import actions, deadlines, events, presenters
+from games.exceptions import GameError, InvalidInput, RateLimited
+from games.models import Player, Room
+from games.sessions import player_id_from_session
+
+logger = logging.getLogger(__name__)
+
+# Largest message a client may send, in characters: a word, a board or a settings object.
+MAX_MESSAGE_CHARS = 4096
+# Token bucket per player: bursts of BURST messages, refilled at RATE per second.
+RATE_PER_SECOND = 8.0
+BURST = 20
+# Close codes (4000-4999 are the application's): the client should not reconnect.
+CLOSE_NO_ROOM = 4404
+CLOSE_NOT_A_PLAYER = 4403
+CLOSE_KICKED = 4001
+
+# Buckets idle this long are full again and can be forgotten (bounds the dict's size).
+BUCKET_IDLE_SECONDS = BURST / RATE_PER_SECOND
+_buckets: dict[int, tuple[float, float]] = {}
+
+
+def take_token(player_id: int) -> bool:
+    """Spend one message from the player's bucket; False when it is empty.
+
+    Buckets live in this process: a player is limited per web process, which is what keeps
+    one client from flooding the database.
+    """
+    now = time.monotonic()
+    if len(_buckets) > 1000:
+        for stale in [k for k, (_, last) in _buckets.items() if now - last > BUCKET_IDLE_SECONDS]:
+            del _buckets[stale]
+    tokens, last = _buckets.get(player_id, (float(BURST), now))
+    tokens = min(float(BURST), tokens + (now - last) * RATE_PER_SECOND)
+    if tokens < 1.0:
+        _buckets[player_id] = (tokens, now)
+        return False
+    _buckets[player_id] = (tokens - 1.0, now)
+    return True
+
+
+class RoomConsumer(AsyncWebsocketConsumer):
+    """One player's connection to one room."""
+
+    room: Room | None = None
+    player: Player | None = None
+    kicked = False  # set when the host removes this player: ignore anything further
+    # Set once we close the socket: events already queued for it (the player.left of a
+    # ``leave``, say) are dropped, as Daphne raises on a send to a closed socket.
+    closed: bool = False
+
+    async def connect(self) -> None:
+        deadlines.ensure_watcher()
+        await self.accept()
+        code = self.scope["url_route"]["kwargs"]["code"]
+        token = parse_qs(self.scope.get("query_string", b"").decode()).get("token", [None])[0]
+        try:
+            self.room, self.player = await self._authenticate(code, token)
+        except GameError as error:
+            await self._send({"type": "error", **error.to_dict()})
+            close = CLOSE_NO_ROOM if error.code == "room_not_found" else CLOSE_NOT_A_PLAYER
+            await self.close(code=close)
+            return
+        await self.channel_layer.group_add(events.room_group(self.room.code), self.channel_name)
+        await self.channel_layer.group_add(events.player_group(self.player.id), self.channel_name)
+        await database_sync_to_async(actions.do_connect)(self.player)
+        await self._send_state()
+
+    async def disconnect(self, close_code: int) -> None:
+        if self.room is None or self.player is None:
+            return
+        await self.channel_layer.group_discard(events.room_group(self.room.code), self.channel_name)
+        await self.channel_layer.group_discard(
+            events.player_group(self.player.id), self.channel_name
+        )
+        await database_sync_to_async(actions.do_disconnect)(self.player)
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        if self.player is None or self.kicked:
+            return
+        request_id = None
+        kind = None
+        try:
+            message = self._parse(text_data)
+            request_id = message.get("request_id")
+            kind = message.get("type")
+            if not take_token(self.player.id):
+                raise RateLimited("slow down: too many messages; wait a moment and try again")
+            handler = self.HANDLERS.get(kind)
+            if handler is None:
+                known = ", ".join(sorted(self.HANDLERS))
+                raise InvalidInput(f"unknown message type {kind!r}; known: {known}")
+            reply = await handler(self, message)
+        except GameError as error:
+            reply = {"type": "error", **error.to_dict(), "request": kind}
+        except Exception:  # a bug must not cost the player their connection
+            logger.exception("websocket message %r failed", kind)
+            reply = {
+                "type": "error",
+                "code": "server_error",
+                "message": "the server could not handle that; please try again",
+                "request": kind,
+            }
+        if reply is not None:
+            if request_id is not None:
+                reply["request_id"] = request_id
+            await self._send(reply)
+
+    # ------------------------------------------------------------ message handlers
+
+    async def _on_submit(self, message: dict) -> dict:
+        result = await database_sync_to_async(actions.do_submit_word)(
+            self.player, message.get("word"), message.get("client_id") or ""
+        )
+        reply = {"type": "verdict", "word": result.word, "client_id": result.client_id or None}
+        if result.instant or result.verdict == actions.ROUND_OVER:
+            reply.update(verdict=result.verdict, accepted=result.accepted, reason=result.reason)
+        else:
+            reply.update(verdict="received", accepted=None, reason=None)
+        return reply
+
+    async def _on_start_round(self, message: dict) -> dict:
+        round_ = await database_sync_to_async(actions.do_start_round)(self.player)
+        return {"type": "ok", "request": "start_round", "round_number": round_.number}
+
+    async def _on_end_round(self, message: dict) -> dict:
+        await database_sync_to_async(actions.do_end_round_now)(self.player)
+        return {"type": "ok", "request": "end_round"}
+
+    async def _on_update_settings(self, message: dict) -> dict:
+        data = await database_sync_to_async(actions.do_update_settings)(
+            self.player, message.get("settings")
+        )
+        return {"type": "ok", "request": "update_settings", "settings": data}
+
+    async def _on_set_board(self, message: dict) -> dict:
+        board = await database_sync_to_async(actions.do_set_next_board)(
+            self.player, message.get("board")
+        )
+        return {"type": "ok", "request": "set_board", "board": board or None}
+
+    async def _on_transfer_host(self, message: dict) -> dict:
+        await database_sync_to_async(actions.do_transfer_host)(
+            self.player, message.get("player_id")
+        )
+        return {"type": "ok", "request": "transfer_host"}
+
+    async def _on_kick(self, message: dict) -> dict:
+        await database_sync_to_async(actions.do_kick)(self.player, message.get("player_id"))
+        return {"type": "ok", "request": "kick"}
+
+    async def _on_leave(self, message: dict) -> None:
+        await database_sync_to_async(actions.do_leave)(self.player)
+        # Sent here, not returned: the socket closes right after, so echo request_id here too.
+        reply = {"type": "ok", "request": "leave"}
+        if message.get("request_id") is not None:
+            reply["request_id"] = message["request_id"]
+        await self._send(reply)
+        await self.close()
+
+    async def _on_sync(self, message: dict) -> dict:
+        state = await database_sync_to_async(_state_for)(self.room.pk, self.player.pk)
+        return {"type": "state", "state": state}
+
+    async def _on_ping(self, message: dict) -> dict:
+        return {
+            "type": "pong",
+            "client_time": message.get("client_time"),
+            "server_time": events.server_now_ms(),
+        }
+
+    HANDLERS = {
+        "submit": _on_submit,
+        "start_round": _on_start_round,
+        "end_round": _on_end_round,
+        "update_settings": _on_update_settings,
+        "set_board": _on_set_board,
+        "transfer_host": _on_transfer_host,
+        "kick": _on_kick,
+        "leave": _on_leave,
+        "sync": _on_sync,
+        "ping": _on_ping,
+    }
+
+    # ------------------------------------------------------------ group events
+
+    async def room_event(self, message: dict) -> None:
+        """An event for everyone in the room (see games.events)."""
+        await self._send(message["event"])
+
+    async def player_event(self, message: dict) -> None:
+        """An event for this player only; ``kicked`` also closes the socket."""
+        event = message["event"]
+        await self._send(event)
+        if event.get("type") == "kicked":
+            self.kicked = True
+            await self.close(code=CLOSE_KICKED)
+
+    # ------------------------------------------------------------ helpers
+
+    def _parse(self, text_data: str | None) -> dict[str, Any]:
+        if text_data is None:
+            raise InvalidInput("send JSON text messages")
+        if len(text_data) > MAX_MESSAGE_CHARS:
+            raise InvalidInput(f"message too large (over {MAX_MESSAGE_CHARS} characters)")
+        try:
+            message = json.loads(text_data)
+        except ValueError:
+            raise InvalidInput("malformed JSON") from None
+        if not isinstance(message, dict) or not isinstance(message.get("type"), str):
+            raise InvalidInput('a message is a JSON object with a "type"')
+        return message
+
+    async def close(self, code: int | None = None, reason: str | None = None) -> None:
+        self.closed = True
+        await super().close(code=code, reason=reason)
+
+    async def _send(self, data: dict) -> None:
+        if self.closed:
+            return
+        data.setdefault("server_time", events.server_now_ms())
+        await self.send(text_data=json.dumps(data))
+
+    async def _send_state(self) -> None:
+        state = await database_sync_to_async(_state_for)(self.room.pk, self.player.pk)
+        await self._send({"type": "state", "state": state})
+
+    @database_sync_to_async
+    def _authenticate(self, code: str, token: str | None) -> tuple[Room, Player]:
+        room = actions.check_room(code)
+        player_id = None if token else player_id_from_session(self.scope.get("session"), room)
+        return room, actions.check_player(room, token=token, player_id=player_id)
+
+
+def _state_for(room_id: int, player_id: int) -> dict:
+    room = Room.objects.get(pk=room_id)
+    return presenters.room_state(room, Player.objects.get(pk=player_id))
+
+
+class UnknownPathConsumer(AsyncWebsocketConsumer):
+    """Answers websockets opened on a path that is not a room's: an error, then close."""
+
+    async def connect(self) -> None:
+        await self.accept()
+        error = {
+            "type": "error",
+            "code": "not_found",
+            "message": "no websocket here; rooms are at /ws/rooms/<code>/",
+            "server_time": events.server_now_ms(),
+        }
+        await self.send(text_data=json.dumps(error))
+        await self.close(code=CLOSE_NO_ROOM)

@@ -1,0 +1,65 @@
+"""The deadline watcher: ends rounds on time from inside each web (ASGI) process.
+
+Every Daphne process runs one watcher in its event loop, started by the first request or
+websocket it serves. Every ``POLL_SECONDS`` it ends the running rounds past their deadline
+(one indexed query when there are none), so results go out well within a second. Ending is idempotent (``actions.do_end_round``), so several processes and
+the Celery ``end_round`` task may all try: the round is scored once. This is what ends
+rounds in the embedded setup, where tasks run in-process and cannot be scheduled.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+
+from channels.db import database_sync_to_async
+
+from games import actions
+
+logger = logging.getLogger(__name__)
+
+# Time between checks: bounds how late after its deadline a round ends.
+POLL_SECONDS = 0.25
+# How often the watcher also prepares stalled rounds and deletes idle rooms (seconds).
+HOUSEKEEPING_EVERY = 5.0
+CLEANUP_EVERY = 3600.0
+
+_watchers: dict[asyncio.AbstractEventLoop, asyncio.Task] = {}
+
+
+def ensure_watcher() -> None:
+    """Start the watcher for the running event loop unless it already runs."""
+    loop = asyncio.get_running_loop()
+    task = _watchers.get(loop)
+    if task is None or task.done():
+        _watchers[loop] = loop.create_task(_watch(), name="round-deadline-watcher")
+
+
+async def stop_watcher() -> None:
+    """Stop this loop's watcher (tests)."""
+    task = _watchers.pop(asyncio.get_running_loop(), None)
+    if task is not None:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+
+async def _watch() -> None:
+    last_housekeeping = last_cleanup = 0.0
+    while True:
+        try:
+            await database_sync_to_async(actions.end_overdue_rounds)()
+            now = time.monotonic()
+            if now - last_housekeeping >= HOUSEKEEPING_EVERY:
+                last_housekeeping = now
+                await database_sync_to_async(actions.prepare_stalled_rounds)()
+            if now - last_cleanup >= CLEANUP_EVERY:
+                last_cleanup = now
+                await database_sync_to_async(actions.cleanup_idle_rooms)()
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # a database hiccup must not stop the clock for good
+            logger.exception("deadline watcher: check failed; retrying")
+        await asyncio.sleep(POLL_SECONDS)

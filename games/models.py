@@ -1,0 +1,218 @@
+"""Rooms, players, rounds and submitted words.
+
+A room's settings apply to its next round; a round copies them when it starts, so a
+finished round keeps the rules (and dictionary) it was played with.
+"""
+
+from __future__ import annotations
+
+import secrets
+
+from django.db import models
+from django.db.models.functions import Lower
+
+from solver.dice import DEFAULT_DICE_SET
+from solver.scoring import default_min_length
+
+# Room codes: 8 characters from an alphabet without look-alikes (0/o, 1/l/i): about 40 bits,
+# short enough to read out across a table, too many to guess.
+ROOM_CODE_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
+ROOM_CODE_LENGTH = 8
+DEFAULT_ROUND_SECONDS = 180
+MIN_ROUND_SECONDS = 30
+MAX_ROUND_SECONDS = 30 * 60
+NICKNAME_MAX_LENGTH = 24
+
+
+def new_room_code() -> str:
+    return "".join(secrets.choice(ROOM_CODE_ALPHABET) for _ in range(ROOM_CODE_LENGTH))
+
+
+def new_player_token() -> str:
+    return secrets.token_urlsafe(24)
+
+
+class BoardSize(models.TextChoices):
+    CLASSIC = "4x4", "4x4 classic"
+    BIG = "5x5", "5x5 big"
+    SUPER_BIG = "6x6", "6x6 super big"
+
+    @property
+    def side(self) -> int:
+        return int(self.value[0])
+
+
+class Room(models.Model):
+    """A table of friends: a join code, a host, settings for the next round."""
+
+    code = models.CharField(max_length=16, unique=True, default=new_room_code)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_active_at = models.DateTimeField(
+        auto_now_add=True, db_index=True, help_text="Last time anyone joined, played or left."
+    )
+    host = models.ForeignKey(
+        "Player", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    board_size = models.CharField(
+        max_length=3, choices=BoardSize.choices, default=BoardSize.CLASSIC
+    )
+    dice_set = models.CharField(
+        max_length=32, blank=True, help_text="Empty: the usual set for the board size."
+    )
+    round_seconds = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        default=DEFAULT_ROUND_SECONDS,
+        help_text=f"{MIN_ROUND_SECONDS} to {MAX_ROUND_SECONDS} seconds; empty for untimed rounds.",
+    )
+    min_length = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="Empty: 3 on 4x4, 4 on 5x5 and 6x6."
+    )
+    dictionary = models.CharField(max_length=64, default="english")
+    cancel_duplicates = models.BooleanField(
+        default=True, help_text="Words found by two or more players score for nobody."
+    )
+    instant_verdicts = models.BooleanField(
+        default=True, help_text="Tell players at once whether each word counts."
+    )
+    next_board = models.CharField(
+        max_length=200,
+        blank=True,
+        help_text="A board typed in or read from a photo, used by the next round instead of a roll.",
+    )
+    version = models.PositiveBigIntegerField(
+        default=0, help_text="Bumped by every event sent to the room; clients resync on a gap."
+    )
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return self.code
+
+    @property
+    def rows(self) -> int:
+        return BoardSize(self.board_size).side
+
+    @property
+    def cols(self) -> int:
+        return BoardSize(self.board_size).side
+
+    def effective_dice_set(self) -> str:
+        return self.dice_set or DEFAULT_DICE_SET[(self.rows, self.cols)]
+
+    def effective_min_length(self) -> int:
+        return self.min_length or default_min_length(self.rows, self.cols)
+
+
+class Player(models.Model):
+    """Someone at the table: a nickname in one room, no account."""
+
+    room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="players")
+    nickname = models.CharField(max_length=NICKNAME_MAX_LENGTH)
+    token = models.CharField(
+        max_length=64, unique=True, default=new_player_token, help_text="Secret for API clients."
+    )
+    joined_at = models.DateTimeField(auto_now_add=True)
+    left_at = models.DateTimeField(null=True, blank=True)
+    kicked = models.BooleanField(default=False)
+    connections = models.PositiveIntegerField(
+        default=0, help_text="Open websockets; the player is online while this is above 0."
+    )
+    last_seen_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["joined_at", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                Lower("nickname"),
+                "room",
+                condition=models.Q(left_at__isnull=True),
+                name="unique_active_nickname_per_room",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.nickname} in {self.room_id}"
+
+    @property
+    def active(self) -> bool:
+        return self.left_at is None
+
+    @property
+    def online(self) -> bool:
+        return self.active and self.connections > 0
+
+
+class Round(models.Model):
+    """One board played by the room, with the rules copied from the room at its start."""
+
+    class Status(models.TextChoices):
+        PREPARING = "preparing", "preparing"  # solving the board
+        RUNNING = "running", "running"  # countdown, then play, until the deadline
+        ENDED = "ended", "ended"
+
+    room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="rounds")
+    number = models.PositiveIntegerField()
+    status = models.CharField(
+        max_length=16, choices=Status.choices, default=Status.PREPARING, db_index=True
+    )
+    board = models.CharField(max_length=200, help_text="Board notation, rows separated by spaces.")
+    rows = models.PositiveSmallIntegerField()
+    cols = models.PositiveSmallIntegerField()
+    dice_set = models.CharField(max_length=32, blank=True)
+    min_length = models.PositiveSmallIntegerField()
+    dictionary = models.CharField(max_length=64)
+    cancel_duplicates = models.BooleanField()
+    instant_verdicts = models.BooleanField()
+    round_seconds = models.PositiveIntegerField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    starts_at = models.DateTimeField(null=True, blank=True)
+    ends_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    ended_at = models.DateTimeField(null=True, blank=True)
+    solution = models.JSONField(
+        default=list, blank=True, help_text="Every possible word: [word, points, path]."
+    )
+    max_points = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["room", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["room", "number"], name="unique_round_number"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.room_id} round {self.number}"
+
+
+class Submission(models.Model):
+    """A word a player entered during a round, and what the referee said."""
+
+    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="submissions")
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="submissions")
+    word = models.CharField(max_length=80, help_text="As judged: lower-case, accents folded.")
+    verdict = models.CharField(max_length=32)
+    client_id = models.CharField(
+        max_length=64, blank=True, help_text="The client's id for the entry: resends are ignored."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    points = models.PositiveIntegerField(null=True, blank=True, help_text="Set when scored.")
+    cancelled = models.BooleanField(default=False, help_text="Found by another player too.")
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["round", "player", "word"],
+                condition=models.Q(verdict="accepted"),
+                name="one_accepted_word_per_player",
+            ),
+            models.UniqueConstraint(
+                fields=["round", "player", "client_id"],
+                condition=~models.Q(client_id=""),
+                name="one_submission_per_client_id",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.word} ({self.verdict})"

@@ -1,0 +1,201 @@
+"""JSON shapes of rooms, players, rounds and results, as the API and websocket send them.
+
+One place for each shape, so HTTP responses and websocket events always agree
+(docs/api.md documents them).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from datetime import datetime
+
+from django.db.models import Count, Sum
+
+from games.lexicons import available_dictionaries
+from games.models import Player, Room, Round, Submission
+from solver.board import parse_board
+from solver.judge import Verdict
+from solver.scoring import points_table
+
+
+def timestamp_ms(moment: datetime | None) -> int | None:
+    return None if moment is None else int(moment.timestamp() * 1000)
+
+
+def player_dict(player: Player) -> dict:
+    return {
+        "id": player.id,
+        "nickname": player.nickname,
+        "online": player.online,
+        "is_host": player.room.host_id == player.id,
+    }
+
+
+def settings_dict(room: Room) -> dict:
+    return {
+        "board_size": room.board_size,
+        "dice_set": room.effective_dice_set(),
+        "round_seconds": room.round_seconds,
+        "min_length": room.effective_min_length(),
+        "dictionary": room.dictionary,
+        "cancel_duplicates": room.cancel_duplicates,
+        "instant_verdicts": room.instant_verdicts,
+        "next_board": room.next_board or None,
+    }
+
+
+def round_dict(round_: Round) -> dict:
+    """What everyone may see of a round (never other players' words)."""
+    return {
+        "number": round_.number,
+        "status": round_.status,
+        "board": round_.board,
+        "rows": round_.rows,
+        "cols": round_.cols,
+        "grid": _grid(round_),
+        "min_length": round_.min_length,
+        "dictionary": round_.dictionary,
+        "cancel_duplicates": round_.cancel_duplicates,
+        "instant_verdicts": round_.instant_verdicts,
+        "round_seconds": round_.round_seconds,
+        "starts_at": timestamp_ms(round_.starts_at),
+        "ends_at": timestamp_ms(round_.ends_at),
+        "ended_at": timestamp_ms(round_.ended_at),
+        # String keys: JSON would make them strings anyway, and the Redis channel layer's
+        # msgpack refuses int map keys (every socket in the room would close with 1011).
+        "points_table": {str(n): p for n, p in points_table(round_.rows, round_.cols).items()},
+    }
+
+
+def _grid(round_: Round) -> list[list[str]]:
+    return parse_board(round_.board).grid()
+
+
+def live_counts(round_: Round) -> dict[str, int]:
+    """Accepted words so far per player id (as strings, JSON object keys); every entry
+    when the round hides verdicts, so that counts do not reveal them."""
+    submissions = Submission.objects.filter(round=round_)
+    if round_.instant_verdicts:
+        submissions = submissions.filter(verdict=Verdict.ACCEPTED)
+    rows = submissions.values("player_id").annotate(n=Count("id"))
+    return {str(row["player_id"]): row["n"] for row in rows}
+
+
+def submission_dict(submission: Submission, instant_verdicts: bool = True) -> dict:
+    data = {"word": submission.word, "client_id": submission.client_id or None}
+    if instant_verdicts:
+        data["verdict"] = submission.verdict
+        data["accepted"] = submission.verdict == Verdict.ACCEPTED
+        data["reason"] = None if data["accepted"] else Verdict(submission.verdict).message
+    else:
+        data["verdict"] = "received"
+    return data
+
+
+def room_totals(room: Room) -> dict[int, int]:
+    """Running totals: each player's points over the room's ended rounds."""
+    rows = (
+        Submission.objects.filter(round__room=room, round__status=Round.Status.ENDED)
+        .values("player_id")
+        .annotate(total=Sum("points", default=0))
+    )
+    return {row["player_id"]: row["total"] or 0 for row in rows}
+
+
+def results_dict(round_: Round) -> dict:
+    """Everything a finished round shows: each player's words, totals, the solution."""
+    room = round_.room
+    submissions = list(
+        Submission.objects.filter(round=round_).select_related("player").order_by("id")
+    )
+    solution_paths = {entry[0]: entry[2] for entry in round_.solution}
+    found_by: dict[str, list[int]] = defaultdict(list)
+    per_player: dict[int, dict] = {}
+    totals = room_totals(room)
+    players = {p.id: p for p in room.players.all()}
+    for submission in submissions:
+        players.setdefault(submission.player_id, submission.player)
+    for player_id, player in players.items():
+        per_player[player_id] = {
+            "id": player_id,
+            "nickname": player.nickname,
+            "round_points": 0,
+            "total_points": totals.get(player_id, 0),
+            "share_of_max": 0.0,
+            "words": [],
+            "rejected": [],
+        }
+    seen_rejected: set[tuple[int, str]] = set()
+    for submission in submissions:
+        entry = per_player[submission.player_id]
+        if submission.verdict == Verdict.ACCEPTED:
+            found_by[submission.word].append(submission.player_id)
+            entry["words"].append(
+                {
+                    "word": submission.word,
+                    "points": submission.points or 0,
+                    "cancelled": submission.cancelled,
+                    "path": solution_paths.get(submission.word),
+                }
+            )
+            entry["round_points"] += submission.points or 0
+        elif submission.verdict == Verdict.ALREADY_ENTERED:
+            continue  # the word is among the player's words already
+        elif (submission.player_id, submission.word) not in seen_rejected:
+            seen_rejected.add((submission.player_id, submission.word))
+            entry["rejected"].append(
+                {
+                    "word": submission.word,
+                    "verdict": submission.verdict,
+                    "reason": Verdict(submission.verdict).message,
+                }
+            )
+    for entry in per_player.values():
+        entry["words"].sort(key=lambda item: (-item["points"], item["word"]))
+        if round_.max_points:
+            entry["share_of_max"] = round(entry["round_points"] / round_.max_points, 4)
+    ranked = sorted(
+        (e for e in per_player.values() if e["words"] or e["rejected"] or players[e["id"]].active),
+        key=lambda e: (-e["round_points"], -e["total_points"], e["nickname"].lower()),
+    )
+    return {
+        "round": round_dict(round_),
+        "players": ranked,
+        "solution": [
+            {"word": word, "points": points, "path": path, "found_by": found_by.get(word, [])}
+            for word, points, path in round_.solution
+        ],
+        "max_points": round_.max_points,
+        "word_count": len(round_.solution),
+    }
+
+
+def room_state(room: Room, viewer: Player | None = None) -> dict:
+    """The full picture a client needs after connecting or missing an event."""
+    players = [p for p in room.players.filter(left_at__isnull=True) if not p.kicked]
+    totals = room_totals(room)
+    current = room.rounds.order_by("-number").first()
+    state = {
+        "code": room.code,
+        "version": room.version,
+        "settings": settings_dict(room),
+        "dictionaries": available_dictionaries(),
+        "host_id": room.host_id,
+        "players": [{**player_dict(p), "total_points": totals.get(p.id, 0)} for p in players],
+        "round": None,
+        "counts": {},
+        "my_words": [],
+        "results": None,
+        "you": None if viewer is None else viewer.id,
+    }
+    if current is not None:
+        state["round"] = round_dict(current)
+        if current.status == Round.Status.RUNNING:
+            state["counts"] = live_counts(current)
+        if current.status == Round.Status.ENDED:
+            state["results"] = results_dict(current)
+        if viewer is not None:
+            mine = Submission.objects.filter(round=current, player=viewer).order_by("id")
+            instant = current.instant_verdicts or current.status == Round.Status.ENDED
+            state["my_words"] = [submission_dict(s, instant) for s in mine]
+    return state

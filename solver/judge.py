@@ -1,0 +1,161 @@
+"""The referee: judge one entered word, and score a round's words for every player.
+
+Pure functions over a board and a lexicon; the Django app adds time, storage and players.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Container, Hashable, Iterable, Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+
+from solver.board import BLOCKED, Board
+from solver.lexicon import Lexicon
+from solver.scoring import word_points
+from solver.wordrules import fold_accents
+
+# Longer entries cannot be on any board (36 cells of at most two letters): refuse them
+# before doing any work.
+MAX_ENTRY_LENGTH = 72
+
+
+class Verdict(StrEnum):
+    """The outcome of judging an entry. Values are stable protocol strings."""
+
+    ACCEPTED = "accepted"
+    NOT_A_WORD = "not_a_word"
+    TOO_SHORT = "too_short"
+    ALREADY_ENTERED = "already_entered"
+    NOT_IN_DICTIONARY = "not_in_dictionary"
+    NOT_ON_BOARD = "not_on_board"
+
+    @property
+    def message(self) -> str:
+        return _MESSAGES[self]
+
+
+_MESSAGES = {
+    Verdict.ACCEPTED: "accepted",
+    Verdict.NOT_A_WORD: "only letters make a word",
+    Verdict.TOO_SHORT: "too short",
+    Verdict.ALREADY_ENTERED: "you already have that word",
+    Verdict.NOT_IN_DICTIONARY: "not in the dictionary",
+    Verdict.NOT_ON_BOARD: "not on the board",
+}
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """What the referee says about one entry: the normalised word and the verdict."""
+
+    word: str
+    verdict: Verdict
+    path: tuple[int, ...] | None = None
+
+    @property
+    def accepted(self) -> bool:
+        return self.verdict is Verdict.ACCEPTED
+
+
+def normalise_entry(entry: str, lexicon: Lexicon) -> str:
+    """A player's entry in lexicon form: trimmed, lower-case, accents folded if the lexicon
+    folds them. Returns "" for entries that are not made of letters."""
+    text = entry.strip()
+    if not text or len(text) > MAX_ENTRY_LENGTH or not text.isalpha():
+        return ""
+    # Lower-cased first: a phone's auto-capitalised "Café" is not a proper noun.
+    word = lexicon.normalise(text.lower())
+    if word is None:
+        # Dropped by the lexicon's rules; keep the lower-case (folded) letters so the
+        # verdict can still say "too short" or "not in the dictionary".
+        word = text.lower()
+        if lexicon.rules.fold_accents:
+            word = fold_accents(word)
+    return word
+
+
+def judge_entry(
+    entry: str,
+    board: Board,
+    lexicon: Lexicon,
+    min_length: int,
+    already: Container[str] = frozenset(),
+    extra_words: Container[str] = frozenset(),
+) -> Judgement:
+    """Judge one entry: letters only, long enough, new for this player, in the dictionary
+    (or accepted by the room: ``extra_words``), and spelled by a path on the board."""
+    word = normalise_entry(entry, lexicon)
+    if not word:
+        return Judgement(entry.strip()[:MAX_ENTRY_LENGTH].lower(), Verdict.NOT_A_WORD)
+    if len(word) < min_length:
+        return Judgement(word, Verdict.TOO_SHORT)
+    if word in already:
+        return Judgement(word, Verdict.ALREADY_ENTERED)
+    if word not in lexicon and word not in extra_words:
+        return Judgement(word, Verdict.NOT_IN_DICTIONARY)
+    path = find_word_path(board, word)
+    if path is None:
+        return Judgement(word, Verdict.NOT_ON_BOARD)
+    return Judgement(word, Verdict.ACCEPTED, path)
+
+
+def find_word_path(board: Board, word: str) -> tuple[int, ...] | None:
+    """One path of distinct, adjacent cells whose faces spell ``word``, or None."""
+    faces = board.faces
+    neighbours = board.neighbours()
+
+    def extend(cell: int, position: int, used: int) -> tuple[int, ...] | None:
+        face = faces[cell]
+        if face == BLOCKED or not word.startswith(face, position):
+            return None
+        position += len(face)
+        if position == len(word):
+            return (cell,)
+        for nb in neighbours[cell]:
+            if not used & (1 << nb):
+                rest = extend(nb, position, used | (1 << nb))
+                if rest is not None:
+                    return (cell, *rest)
+        return None
+
+    for start in range(len(faces)):
+        found = extend(start, 0, 1 << start)
+        if found is not None:
+            return found
+    return None
+
+
+@dataclass(frozen=True)
+class ScoredWord:
+    """One player's accepted word after the round: its points, or why it scores nothing."""
+
+    word: str
+    points: int
+    cancelled: bool
+
+
+def score_round(
+    words_by_player: Mapping[Hashable, Iterable[str]],
+    rows: int,
+    cols: int,
+    cancel_duplicates: bool = True,
+) -> dict[Hashable, list[ScoredWord]]:
+    """Score every player's accepted words.
+
+    Points follow the length table for the board shape. With ``cancel_duplicates`` (the
+    classic rule) a word found by two or more players scores for nobody. Each player's list
+    comes back sorted by points (highest first), then alphabetically.
+    """
+    unique = {player: set(words) for player, words in words_by_player.items()}
+    finders = Counter(word for words in unique.values() for word in words)
+    scored: dict[Hashable, list[ScoredWord]] = {}
+    for player, words in unique.items():
+        result = []
+        for word in words:
+            cancelled = cancel_duplicates and finders[word] > 1
+            points = 0 if cancelled else word_points(len(word), rows, cols)
+            result.append(ScoredWord(word, points, cancelled))
+        result.sort(key=lambda item: (-item.points, item.word))
+        scored[player] = result
+    return scored

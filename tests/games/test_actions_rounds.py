@@ -1,0 +1,407 @@
+"""Round life cycle in games.actions, without sockets: preparing, submitting, ending once,
+and the housekeeping jobs (stalled rounds, overdue rounds, idle rooms)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from games import actions, events, presenters, tasks
+from games.exceptions import InvalidInput, NotHost, WrongRoundState
+from games.models import Player, Room, Round, Submission
+from tests.games.ws_helpers import BOARD
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def sent(monkeypatch) -> list[dict]:
+    """Every event emitted, recorded at once (sync tests never commit, so nothing is sent)."""
+    messages: list[dict] = []
+    monkeypatch.setattr(
+        events, "_send_on_commit", lambda group, handler, message: messages.append(message)
+    )
+    return messages
+
+
+def make_room(**settings) -> tuple[Player, Player]:
+    """A room with host Ann and player Bob."""
+    room, ann = actions.do_create_room("Ann", settings)
+    bob = actions.do_join_room(room, "Bob")
+    return ann, bob
+
+
+def running_round(host: Player, board: str = BOARD) -> Round:
+    """Start and prepare a round on ``board``, the countdown already over."""
+    actions.do_set_next_board(host, board)
+    round_ = actions.do_start_round(host)
+    assert round_.status == Round.Status.PREPARING
+    assert actions.do_prepare_round(round_.id)
+    Round.objects.filter(pk=round_.pk).update(starts_at=timezone.now() - timedelta(seconds=1))
+    round_.refresh_from_db()
+    return round_
+
+
+def kinds(messages: list[dict]) -> list[str]:
+    return [m["type"] for m in messages]
+
+
+# ---------------------------------------------------------------- starting
+
+
+def test_preparing_solves_the_board_and_starts_the_countdown():
+    """do_prepare_round stores the solution and sets starts_at (countdown) and ends_at."""
+    ann, _ = make_room(round_seconds=60)
+    actions.do_set_next_board(ann, BOARD)
+    round_ = actions.do_start_round(ann)
+    before = timezone.now()
+    assert actions.do_prepare_round(round_.id)
+    round_.refresh_from_db()
+    assert round_.status == Round.Status.RUNNING
+    assert round_.board == BOARD
+    words = {entry[0] for entry in round_.solution}
+    assert {"cats", "quiet", "went"} <= words
+    assert round_.max_points == sum(entry[1] for entry in round_.solution)
+    countdown = (round_.starts_at - before).total_seconds()
+    assert actions.COUNTDOWN_SECONDS - 1 < countdown <= actions.COUNTDOWN_SECONDS + 1
+    assert round_.ends_at - round_.starts_at == timedelta(seconds=60)
+    assert not actions.do_prepare_round(round_.id), "preparing twice does nothing"
+
+
+def test_a_round_copies_the_room_settings():
+    """Later changes to the room do not touch a round under way."""
+    ann, _ = make_room(min_length=4, cancel_duplicates=False, instant_verdicts=False)
+    round_ = running_round(ann)
+    assert (round_.min_length, round_.cancel_duplicates, round_.instant_verdicts) == (
+        4,
+        False,
+        False,
+    )
+
+
+def test_the_typed_board_is_used_once():
+    """next_board is consumed by the round it starts; the next round rolls dice."""
+    ann, _ = make_room()
+    first = running_round(ann)
+    assert first.board == BOARD
+    assert Room.objects.get(pk=ann.room_id).next_board == ""
+    actions.do_end_round(first.id)
+    second = actions.do_start_round(ann)
+    assert second.number == 2 and second.dice_set == "classic"
+
+
+def test_no_second_round_while_one_runs():
+    """Starting a round while one is preparing or running is refused."""
+    ann, _ = make_room()
+    actions.do_start_round(ann)
+    with pytest.raises(WrongRoundState):
+        actions.do_start_round(ann)
+
+
+def test_only_the_host_starts_a_round():
+    """A non-host cannot start a round."""
+    _, bob = make_room()
+    with pytest.raises(NotHost):
+        actions.do_start_round(bob)
+    assert Round.objects.count() == 0
+
+
+def test_a_board_of_the_wrong_size_is_refused():
+    """A 5x5 board in a 4x4 room, or gibberish, is invalid input."""
+    ann, _ = make_room()
+    with pytest.raises(InvalidInput, match="4x4"):
+        actions.do_set_next_board(ann, "abcde fghij klmno pqrst uvwxy")
+    with pytest.raises(InvalidInput, match="bad board"):
+        actions.do_set_next_board(ann, "ab!c d")
+
+
+# ---------------------------------------------------------------- submitting
+
+
+def test_submitting_before_a_round_is_wrong_round_state():
+    """No round yet: a word is refused with wrong_round_state."""
+    _, bob = make_room()
+    with pytest.raises(WrongRoundState):
+        actions.do_submit_word(bob, "cats")
+
+
+def test_submitting_during_the_countdown_is_wrong_round_state():
+    """Before starts_at the board is shown but words are not taken yet."""
+    ann, bob = make_room()
+    round_ = running_round(ann)
+    Round.objects.filter(pk=round_.pk).update(starts_at=timezone.now() + timedelta(seconds=3))
+    with pytest.raises(WrongRoundState, match="countdown"):
+        actions.do_submit_word(bob, "cats")
+    assert Submission.objects.count() == 0
+
+
+def test_submitting_after_the_deadline_is_round_over():
+    """Past ends_at (even before the round is formally ended) a word is round_over, unsaved."""
+    ann, bob = make_room()
+    round_ = running_round(ann)
+    Round.objects.filter(pk=round_.pk).update(ends_at=timezone.now() - timedelta(seconds=1))
+    result = actions.do_submit_word(bob, "Cats")
+    assert (result.word, result.verdict, result.accepted) == ("cats", actions.ROUND_OVER, False)
+    assert result.reason == "the round is over"
+    assert Submission.objects.count() == 0
+
+
+def test_submitting_after_the_end_is_round_over():
+    """After the round ended, words are round_over."""
+    ann, bob = make_room()
+    round_ = running_round(ann)
+    actions.do_end_round(round_.id)
+    assert actions.do_submit_word(bob, "cats").verdict == actions.ROUND_OVER
+
+
+def test_a_resend_with_the_same_client_id_returns_the_stored_verdict():
+    """A client resending after a dropped connection gets the first verdict; one row only."""
+    ann, bob = make_room()
+    running_round(ann)
+    first = actions.do_submit_word(bob, "cats", "entry-1")
+    again = actions.do_submit_word(bob, "cats", "entry-1")
+    assert first.verdict == again.verdict == "accepted"
+    assert again.duplicate_resend and not first.duplicate_resend
+    assert Submission.objects.filter(player=bob).count() == 1
+    # The same word under a new client id is a second entry, and already entered.
+    assert actions.do_submit_word(bob, "cats", "entry-2").verdict == "already_entered"
+
+
+def test_client_ids_are_per_player():
+    """Two players may use the same client id without clashing."""
+    ann, bob = make_room()
+    running_round(ann)
+    assert actions.do_submit_word(ann, "cats", "1").accepted
+    assert actions.do_submit_word(bob, "dog", "1").accepted
+    assert Submission.objects.count() == 2
+
+
+@pytest.mark.parametrize(
+    ("entry", "client_id", "match"),
+    [
+        (7, "", "text"),
+        ("a" * 73, "", "72"),
+        ("cats", 5, "client_id"),
+        ("cats", "x" * 65, "client_id"),
+    ],
+)
+def test_malformed_submissions_are_invalid(entry, client_id, match):
+    """Non-text words, overlong words and bad client ids are refused before judging."""
+    ann, _ = make_room()
+    running_round(ann)
+    with pytest.raises(InvalidInput, match=match):
+        actions.do_submit_word(ann, entry, client_id)
+    assert Submission.objects.count() == 0
+
+
+@pytest.mark.parametrize("entry", ["ca\x00ts", "cats\x07", "c\x1bats"])
+def test_control_characters_in_a_word_are_invalid(entry):
+    """Control characters are refused as input (and never stored: PostgreSQL rejects NUL)."""
+    ann, _ = make_room()
+    running_round(ann)
+    with pytest.raises(InvalidInput, match="control"):
+        actions.do_submit_word(ann, entry)
+    assert Submission.objects.count() == 0
+
+
+def test_a_trailing_newline_is_not_a_control_character():
+    """Whitespace around a word is trimmed, not refused."""
+    ann, _ = make_room()
+    running_round(ann)
+    assert actions.do_submit_word(ann, " cats\n").accepted
+
+
+def test_accepted_words_emit_counts_but_not_words(sent):
+    """An accepted word sends round.counts (per player id), never the word itself."""
+    ann, bob = make_room()
+    running_round(ann)
+    sent.clear()
+    actions.do_submit_word(bob, "quiet")
+    actions.do_submit_word(bob, "xyzzy")
+    assert kinds(sent) == ["round.counts"]
+    assert sent[0]["counts"] == {str(bob.id): 1}
+    assert "quiet" not in repr(sent)
+
+
+def test_with_hidden_verdicts_counts_do_not_give_verdicts_away(sent):
+    """instant_verdicts off: counts go up for every entry, so they do not tell whether a
+    word counted."""
+    ann, bob = make_room(instant_verdicts=False)
+    round_ = running_round(ann)
+    sent.clear()
+    actions.do_submit_word(bob, "quiet")
+    actions.do_submit_word(bob, "xyzzy")
+    assert kinds(sent) == ["round.counts", "round.counts"]
+    assert sent[0]["counts"] == {str(bob.id): 1}
+    assert sent[1]["counts"] == {str(bob.id): 2}
+    assert presenters.live_counts(round_) == {str(bob.id): 2}
+
+
+# ---------------------------------------------------------------- ending
+
+
+def test_ending_twice_scores_once_and_emits_one_round_ended(sent):
+    """do_end_round is idempotent: the second call and the Celery task do nothing."""
+    ann, bob = make_room()
+    round_ = running_round(ann)
+    actions.do_submit_word(ann, "cats")
+    actions.do_submit_word(bob, "quiet")
+    sent.clear()
+    version = Room.objects.get(pk=ann.room_id).version
+    assert actions.do_end_round(round_.id) is True
+    assert actions.do_end_round(round_.id) is False
+    assert tasks.end_round(round_.id) is False
+    assert tasks.end_round.delay(round_.id).get() is False
+    assert kinds(sent) == ["round.ended"]
+    assert Room.objects.get(pk=ann.room_id).version == version + 1
+    round_.refresh_from_db()
+    assert round_.status == Round.Status.ENDED and round_.ended_at is not None
+    points = dict(Submission.objects.values_list("word", "points"))
+    assert points == {"cats": 1, "quiet": 2}
+
+
+def test_the_end_task_ends_a_running_round(sent):
+    """games.tasks.end_round ends and scores a round that is still running."""
+    ann, _ = make_room()
+    round_ = running_round(ann)
+    actions.do_submit_word(ann, "went")
+    assert tasks.end_round(round_.id) is True
+    assert Submission.objects.get().points == 1
+    assert kinds(sent)[-1] == "round.ended"
+
+
+def test_ending_a_missing_or_preparing_round_does_nothing():
+    """A deleted round or one still preparing is not ended."""
+    ann, _ = make_room()
+    preparing = actions.do_start_round(ann)
+    assert actions.do_end_round(preparing.id) is False
+    assert tasks.end_round(10**9) is False
+    preparing.refresh_from_db()
+    assert preparing.status == Round.Status.PREPARING
+
+
+def test_host_end_round_now_needs_a_running_round():
+    """The host's end_round with no running round is wrong_round_state."""
+    ann, _ = make_room()
+    with pytest.raises(WrongRoundState):
+        actions.do_end_round_now(ann)
+
+
+def test_end_overdue_rounds_ends_only_rounds_past_their_deadline():
+    """Past-deadline rounds end; rounds still on the clock and untimed rounds run on."""
+    overdue_host, _ = make_room()
+    on_time_host, _ = make_room()
+    untimed_host, _ = make_room(round_seconds=None)
+    overdue = running_round(overdue_host)
+    on_time = running_round(on_time_host)
+    untimed = running_round(untimed_host)
+    assert untimed.ends_at is None
+    Round.objects.filter(pk=overdue.pk).update(ends_at=timezone.now() - timedelta(seconds=1))
+    assert actions.end_overdue_rounds() == 1
+    assert actions.end_overdue_rounds() == 0
+    statuses = dict(Round.objects.values_list("pk", "status"))
+    assert statuses == {overdue.pk: "ended", on_time.pk: "running", untimed.pk: "running"}
+
+
+def test_the_overdue_task_also_prepares_stalled_rounds():
+    """The beat safety net ends overdue rounds and prepares lost ones."""
+    ann, _ = make_room()
+    overdue = running_round(ann)
+    Round.objects.filter(pk=overdue.pk).update(ends_at=timezone.now() - timedelta(seconds=1))
+    bea, _ = make_room()
+    stalled = actions.do_start_round(bea)
+    Round.objects.filter(pk=stalled.pk).update(created_at=timezone.now() - timedelta(minutes=1))
+    assert tasks.end_overdue_rounds() == 2
+
+
+def test_prepare_stalled_rounds_picks_up_a_round_left_preparing():
+    """A round preparing for longer than the timeout (its worker died) gets prepared; a
+    fresh one is left to its own task."""
+    ann, _ = make_room()
+    bea, _ = make_room()
+    stalled = actions.do_start_round(ann)
+    fresh = actions.do_start_round(bea)
+    Round.objects.filter(pk=stalled.pk).update(
+        created_at=timezone.now() - timedelta(seconds=actions.PREPARE_TIMEOUT_SECONDS + 1)
+    )
+    assert actions.prepare_stalled_rounds() == 1
+    stalled.refresh_from_db()
+    fresh.refresh_from_db()
+    assert stalled.status == Round.Status.RUNNING
+    assert stalled.solution and stalled.starts_at is not None
+    assert fresh.status == Round.Status.PREPARING
+    assert actions.prepare_stalled_rounds() == 0
+
+
+# ---------------------------------------------------------------- idle rooms
+
+
+def test_cleanup_deletes_rooms_idle_for_a_day_with_nobody_online():
+    """Idle for over a day and nobody online: deleted with its players and rounds. Rooms
+    with someone online, or used recently, stay."""
+    long_ago = timezone.now() - actions.IDLE_ROOM_LIFETIME - timedelta(minutes=1)
+    idle_host, _ = make_room()
+    running_round(idle_host)
+    online_host, _ = make_room()
+    recent_host, _ = make_room()
+    left_host, left_bob = make_room()
+    Player.objects.filter(pk=online_host.pk).update(connections=1)
+    # A player who left with a socket still counted open does not keep the room alive.
+    Player.objects.filter(pk=left_bob.pk).update(connections=1, left_at=long_ago)
+    idle_rooms = [idle_host.room_id, online_host.room_id, left_host.room_id]
+    Room.objects.filter(pk__in=idle_rooms).update(last_active_at=long_ago)
+    Room.objects.filter(pk=recent_host.room_id).update(
+        last_active_at=timezone.now() - actions.IDLE_ROOM_LIFETIME + timedelta(minutes=5)
+    )
+    assert actions.cleanup_idle_rooms() == 2
+    remaining = set(Room.objects.values_list("pk", flat=True))
+    assert remaining == {online_host.room_id, recent_host.room_id}
+    assert not Round.objects.filter(room_id=idle_host.room_id).exists()
+    assert not Player.objects.filter(room_id=idle_host.room_id).exists()
+    assert tasks.cleanup_idle_rooms() == 0
+
+
+def test_events_keep_a_room_active():
+    """Anything sent to the room (a join) moves last_active_at forward."""
+    ann, _ = make_room()
+    Room.objects.filter(pk=ann.room_id).update(last_active_at=timezone.now() - timedelta(days=3))
+    actions.do_join_room(Room.objects.get(pk=ann.room_id), "Cy")
+    assert actions.cleanup_idle_rooms() == 0
+
+
+# ---------------------------------------------------------------- results
+
+
+def test_a_word_entered_twice_is_not_listed_as_rejected():
+    """Entering a word again says already_entered at once, but the results list it only
+    among the player's words, not among the rejected ones."""
+    ann, _ = make_room()
+    round_ = running_round(ann)
+    actions.do_submit_word(ann, "cats")
+    assert actions.do_submit_word(ann, "CATS").verdict == "already_entered"
+    actions.do_submit_word(ann, "xyzzy")
+    actions.do_submit_word(ann, "xyzzy")
+    actions.do_end_round(round_.id)
+    round_.refresh_from_db()
+    results = presenters.results_dict(round_)
+    ann_results = results["players"][0]
+    assert [w["word"] for w in ann_results["words"]] == ["cats"]
+    assert [r["word"] for r in ann_results["rejected"]] == ["xyzzy"]
+
+
+def test_leaving_passes_hosting_to_the_longest_present_online_player():
+    """The host leaves: an online player takes over before an offline one."""
+    room, ann = actions.do_create_room("Ann")
+    bob = actions.do_join_room(room, "Bob")
+    cy = actions.do_join_room(room, "Cy")
+    Player.objects.filter(pk=cy.pk).update(connections=1)
+    actions.do_leave(ann)
+    assert Room.objects.get(pk=room.pk).host_id == cy.id
+    actions.do_leave(cy)
+    assert Room.objects.get(pk=room.pk).host_id == bob.id
+    actions.do_leave(bob)
+    assert Room.objects.get(pk=room.pk).host_id is None
+    dana = actions.do_join_room(Room.objects.get(pk=room.pk), "Dana")
+    assert Room.objects.get(pk=room.pk).host_id == dana.id

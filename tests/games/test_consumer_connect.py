@@ -1,0 +1,335 @@
+"""The room websocket: who may connect, the state sent on connect, and how the socket
+copes with bad input and floods (an ``error`` each time, and it keeps working)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from asgiref.sync import sync_to_async
+from channels.testing import WebsocketCommunicator
+
+from boggle_site.asgi import application
+from games import consumers
+from games.models import Player as PlayerRow
+from tests.games.ws_helpers import (
+    ask,
+    collect,
+    connect,
+    create_room,
+    join_room,
+    open_socket,
+    receive,
+    receive_until,
+    send,
+    start_round,
+    submit,
+    tear_down,
+)
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture(autouse=True)
+async def _close_sockets():
+    yield
+    await tear_down()
+
+
+async def assert_closed_with(comm, code: int) -> None:
+    output = await comm.receive_output(timeout=2)
+    assert output == {"type": "websocket.close", "code": code}
+
+
+async def assert_alive(comm) -> None:
+    """The socket still answers: a ping gets a pong carrying the client's time."""
+    reply = await ask(comm, "ping", client_time=123)
+    assert reply["type"] == "pong" and reply["client_time"] == 123
+    assert isinstance(reply["server_time"], int)
+
+
+# ---------------------------------------------------------------- who may connect
+
+
+async def test_a_bad_token_gets_an_error_then_close_4403():
+    """A token that belongs to nobody in the room: an error saying why, then close 4403."""
+    ann = await create_room()
+    comm = await open_socket(ann.code, "not-a-token")
+    error = await receive(comm)
+    assert error["type"] == "error" and error["code"] == "not_a_player"
+    assert error["message"]
+    await assert_closed_with(comm, consumers.CLOSE_NOT_A_PLAYER)
+
+
+async def test_a_token_of_another_room_is_refused():
+    """A player's token only opens their own room."""
+    ann = await create_room()
+    other = await create_room("Zed")
+    comm = await open_socket(other.code, ann.token)
+    assert (await receive(comm))["code"] == "not_a_player"
+    await assert_closed_with(comm, 4403)
+
+
+async def test_no_credentials_at_all_is_refused():
+    """Neither token nor session: not a player."""
+    ann = await create_room()
+    comm = await open_socket(ann.code)
+    assert (await receive(comm))["code"] == "not_a_player"
+    await assert_closed_with(comm, 4403)
+
+
+async def test_an_unknown_room_closes_4404():
+    """A code that names no room: error room_not_found, then close 4404."""
+    comm = await open_socket("nosuchroom", "whatever")
+    error = await receive(comm)
+    assert error["type"] == "error" and error["code"] == "room_not_found"
+    await assert_closed_with(comm, consumers.CLOSE_NO_ROOM)
+
+
+async def test_a_browser_session_authenticates_the_socket():
+    """The session cookie set by the HTTP join identifies the player, no token needed."""
+    ann = await create_room()
+    bob = await join_room(ann.code, "Bob")
+    cookie = f"sessionid={bob.client.cookies['sessionid'].value}".encode()
+    comm = await open_socket(ann.code, headers=[(b"cookie", cookie)])
+    state = (await receive(comm))["state"]
+    assert state["you"] == bob.id
+    await assert_alive(comm)
+
+
+async def test_a_session_of_another_room_is_refused():
+    """A browser that plays elsewhere is nobody here."""
+    ann = await create_room()
+    other = await create_room("Zed")
+    cookie = f"sessionid={ann.client.cookies['sessionid'].value}".encode()
+    comm = await open_socket(other.code, headers=[(b"cookie", cookie)])
+    assert (await receive(comm))["code"] == "not_a_player"
+    await assert_closed_with(comm, 4403)
+
+
+async def test_a_player_who_left_cannot_connect():
+    """After leaving, the old token no longer opens the room."""
+    ann = await create_room()
+    bob = await join_room(ann.code, "Bob")
+    await connect(bob)
+    assert (await ask(bob.comm, "leave"))["type"] == "ok"
+    comm = await open_socket(ann.code, bob.token)
+    assert (await receive(comm))["code"] == "not_a_player"
+    await assert_closed_with(comm, 4403)
+
+
+async def test_a_foreign_origin_is_rejected():
+    """A page on another site cannot open a socket with the visitor's cookies."""
+    from channels.testing import WebsocketCommunicator
+
+    from boggle_site.asgi import application
+
+    ann = await create_room()
+    comm = WebsocketCommunicator(
+        application,
+        f"/ws/rooms/{ann.code}/?token={ann.token}",
+        headers=[(b"origin", b"https://evil.example")],
+    )
+    connected, _ = await comm.connect()
+    assert not connected
+
+
+# ---------------------------------------------------------------- state on connect
+
+
+async def test_state_on_connect():
+    """The first message is the whole room: code, settings, players, host, you, version."""
+    ann = await create_room(settings={"round_seconds": 60})
+    bob = await join_room(ann.code, "Bob")
+    state = await connect(bob)
+    assert state["code"] == ann.code
+    assert state["you"] == bob.id
+    assert state["host_id"] == ann.id
+    assert [p["nickname"] for p in state["players"]] == ["Ann", "Bob"]
+    assert state["settings"]["round_seconds"] == 60
+    assert "english" in state["dictionaries"]
+    assert state["round"] is None and state["my_words"] == [] and state["results"] is None
+    assert isinstance(state["version"], int)
+
+
+async def test_others_see_a_player_come_online_and_go_offline():
+    """Opening and closing a socket sends player.online to the room."""
+    ann = await create_room()
+    bob = await join_room(ann.code, "Bob")
+    await connect(ann)
+    await connect(bob)
+    online = await receive_until(ann.comm, "player.online", player_id=bob.id)
+    assert online["online"] is True
+    await bob.comm.disconnect()
+    bob.comm = None
+    offline = await receive_until(ann.comm, "player.online", player_id=bob.id)
+    assert offline["online"] is False
+    row = await sync_to_async(PlayerRow.objects.get)(pk=bob.id)
+    assert row.connections == 0
+
+
+async def test_two_tabs_count_as_one_online_player():
+    """A second socket of the same player does not announce them again; closing one of two
+    keeps them online."""
+    ann = await create_room()
+    bob = await join_room(ann.code, "Bob")
+    await connect(ann)
+    await connect(bob)
+    await receive_until(ann.comm, "player.online", player_id=bob.id)
+    second = await open_socket(ann.code, bob.token)
+    await receive(second)  # state
+    await bob.comm.disconnect()
+    bob.comm = None
+    assert not [m for m in await collect(ann.comm) if m["type"] == "player.online"]
+    row = await sync_to_async(PlayerRow.objects.get)(pk=bob.id)
+    assert row.connections == 1 and row.online
+
+
+async def test_sync_resends_the_state():
+    """A client that saw a version gap asks for sync and gets a fresh state, tagged with its
+    request id like every other reply."""
+    ann = await create_room()
+    await connect(ann)
+    reply = await ask(ann.comm, "sync")
+    assert reply["type"] == "state"
+    assert reply["state"]["code"] == ann.code and reply["state"]["you"] == ann.id
+
+
+async def test_leave_is_answered_with_the_request_id_then_closes():
+    """The ok for leave carries the request id; then the server closes the socket."""
+    ann = await create_room()
+    await connect(ann)
+    reply = await ask(ann.comm, "leave")
+    assert (reply["type"], reply["request"]) == ("ok", "leave")
+    output = await ann.comm.receive_output(timeout=2)
+    assert output["type"] == "websocket.close"
+
+
+# ---------------------------------------------------------------- bad input
+
+
+BAD_MESSAGES = [
+    ("not json at all", "malformed JSON"),
+    ("[1, 2, 3]", '"type"'),
+    ('"ping"', '"type"'),
+    ('{"type": 5}', '"type"'),
+    ('{"word": "cats"}', '"type"'),
+    ('{"type": "dance"}', "unknown message type"),
+    (json.dumps({"type": "ping", "padding": "x" * 5000}), "too large"),
+    (json.dumps({"type": "submit", "word": "a" * 10_000}), "too large"),
+]
+
+
+@pytest.mark.parametrize(("text", "complaint"), BAD_MESSAGES)
+async def test_bad_messages_get_an_error_and_the_socket_keeps_working(text, complaint):
+    """Malformed JSON, non-objects, a missing or unknown type and oversize messages each get
+    an ``error`` (code invalid) saying what is wrong; the socket stays open."""
+    ann = await create_room()
+    await connect(ann)
+    await ann.comm.send_to(text_data=text)
+    error = await receive_until(ann.comm, "error")
+    assert error["type"] == "error" and error["code"] == "invalid"
+    assert complaint in error["message"]
+    await assert_alive(ann.comm)
+
+
+async def test_a_binary_frame_gets_an_error():
+    """Bytes instead of text: an error, and the socket stays open."""
+    ann = await create_room()
+    await connect(ann)
+    await ann.comm.send_to(bytes_data=b'{"type": "ping"}')
+    error = await receive_until(ann.comm, "error")
+    assert error["type"] == "error" and "text" in error["message"]
+    await assert_alive(ann.comm)
+
+
+@pytest.mark.parametrize(
+    ("word", "complaint"),
+    [
+        ("a" * 100, "72"),
+        ("ca\x00ts", "control"),
+        ("ca\x07ts", "control"),
+        (17, "text"),
+        (None, "text"),
+    ],
+)
+async def test_bad_words_get_an_error_and_the_socket_keeps_working(word, complaint):
+    """Overlong words, control characters and non-text words are refused with an error that
+    echoes the request id; the player can go on playing."""
+    ann = await create_room()
+    await connect(ann)
+    await start_round(ann)
+    error = await ask(ann.comm, "submit", word=word)
+    assert error["type"] == "error" and error["code"] == "invalid"
+    assert error["request"] == "submit"
+    assert complaint in error["message"]
+    await assert_alive(ann.comm)
+    assert (await submit(ann.comm, "cats"))["verdict"] == "accepted"
+
+
+async def test_bad_settings_get_an_error():
+    """Settings that are not an object, or an unknown one, are refused with a message."""
+    ann = await create_room()
+    await connect(ann)
+    error = await ask(ann.comm, "update_settings", settings="fast")
+    assert (error["type"], error["code"]) == ("error", "invalid")
+    error = await ask(ann.comm, "update_settings", settings={"speed": 11})
+    assert "speed" in error["message"]
+    for name in ("dice_set", "dictionary"):
+        error = await ask(ann.comm, "update_settings", settings={name: [name]})
+        assert (error["type"], error["code"]) == ("error", "invalid")
+        assert name in error["message"]
+    await assert_alive(ann.comm)
+
+
+# ---------------------------------------------------------------- flooding
+
+
+async def test_a_flood_of_submissions_is_rate_limited_then_recovers():
+    """Far more messages than the burst allows: the excess gets rate_limited errors (each
+    answered, none dropped), and after a pause messages work again."""
+    import asyncio
+
+    ann = await create_room()
+    await connect(ann)
+    await start_round(ann)
+    flood = consumers.BURST * 3
+    for index in range(flood):
+        await send(ann.comm, "submit", word="xyzzy", request_id=index)
+    replies = {}
+    while len(replies) < flood:
+        message = await receive(ann.comm)
+        if "request_id" in message:
+            replies[message["request_id"]] = message
+    limited = [r for r in replies.values() if r["type"] == "error"]
+    assert limited, "nothing was rate limited"
+    assert all(r["code"] == "rate_limited" and r["request"] == "submit" for r in limited)
+    # The bucket starts full: the first messages of the burst all went through.
+    assert all(replies[index]["type"] == "verdict" for index in range(consumers.BURST - 5))
+    verdicts = [r for r in replies.values() if r["type"] == "verdict"]
+    assert len(verdicts) + len(limited) == flood
+    await asyncio.sleep(3 / consumers.RATE_PER_SECOND)
+    assert (await submit(ann.comm, "cats"))["verdict"] == "accepted"
+    await assert_alive(ann.comm)
+
+
+async def test_rate_limits_are_per_player():
+    """One player's flood does not slow another player down."""
+    ann = await create_room()
+    bob = await join_room(ann.code, "Bob")
+    await connect(ann)
+    await connect(bob)
+    for _ in range(consumers.BURST + 5):
+        await send(ann.comm, "ping")
+    await assert_alive(bob.comm)
+
+
+async def test_unknown_websocket_path_gets_an_error_and_4404():
+    """A socket on a path that is no room's gets a not_found error and close 4404."""
+    comm = WebsocketCommunicator(application, "/ws/nowhere/")
+    connected, _ = await comm.connect()
+    assert connected
+    message = json.loads(await comm.receive_from())
+    assert message["type"] == "error" and message["code"] == "not_found"
+    assert "/ws/rooms/" in message["message"]
+    await assert_closed_with(comm, 4404)

@@ -1,0 +1,93 @@
+"""Rounds ending on time through the deadline watcher, and ending exactly once however many
+enders (watcher, Celery task, host) try."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from asgiref.sync import sync_to_async
+
+from games import actions, tasks
+from games.models import Room, Round, Submission
+from tests.games.ws_helpers import (
+    ask,
+    collect,
+    receive_until,
+    seconds_from_now,
+    set_round_times,
+    start_round,
+    submit,
+    tear_down,
+    two_players,
+)
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+# How late after its deadline round.ended may reach the players (milliseconds).
+MAX_END_LATENCY_MS = 1000
+
+
+@pytest.fixture(autouse=True)
+async def _close_sockets():
+    yield
+    await tear_down()
+
+
+async def test_the_watcher_ends_a_round_at_its_deadline():
+    """A round whose deadline is a second away ends by itself: round.ended reaches both
+    players within a second of the deadline, stamped no earlier than it, with scores."""
+    ann, bob = await two_players()
+    round_ = await start_round(ann, bob)
+    assert (await submit(bob.comm, "quiet"))["verdict"] == "accepted"
+    await set_round_times(round_, ends_at=seconds_from_now(1))
+    deadline_ms = int(round_.ends_at.timestamp() * 1000)
+    for player in (ann, bob):
+        ended = await receive_until(player.comm, "round.ended", timeout=5)
+        received_ms = int(time.time() * 1000)
+        latency = ended["server_time"] - deadline_ms
+        assert 0 <= latency < MAX_END_LATENCY_MS, f"sent {latency} ms after the deadline"
+        assert received_ms - deadline_ms < MAX_END_LATENCY_MS
+        results = ended["results"]
+        assert results["round"]["status"] == "ended"
+        assert results["round"]["ended_at"] >= deadline_ms
+        assert {p["nickname"]: p["round_points"] for p in results["players"]}["Bob"] == 2
+    stored = await sync_to_async(Round.objects.get)(pk=round_.pk)
+    assert stored.status == Round.Status.ENDED
+
+
+async def test_ending_is_idempotent():
+    """do_end_round twice, then the Celery task: the round is scored once and each player
+    gets exactly one round.ended."""
+    ann, bob = await two_players()
+    round_ = await start_round(ann, bob)
+    await submit(ann.comm, "cats")
+    await submit(bob.comm, "cats")
+    await submit(bob.comm, "went")
+    version = (await sync_to_async(Room.objects.get)(code=ann.code)).version
+    assert await sync_to_async(actions.do_end_round)(round_.id) is True
+    assert await sync_to_async(actions.do_end_round)(round_.id) is False
+    assert await sync_to_async(tasks.end_round)(round_.id) is False
+    assert await sync_to_async(actions.end_overdue_rounds)() == 0
+    for player in (ann, bob):
+        ended = [m for m in await collect(player.comm) if m["type"] == "round.ended"]
+        assert len(ended) == 1
+    assert (await sync_to_async(Room.objects.get)(code=ann.code)).version == version + 1
+    points = await sync_to_async(list)(
+        Submission.objects.order_by("id").values_list("word", "points", "cancelled")
+    )
+    assert points == [("cats", 0, True), ("cats", 0, True), ("went", 1, False)]
+    reply = await ask(ann.comm, "end_round")
+    assert reply["code"] == "wrong_round_state"
+
+
+async def test_the_host_ending_early_beats_the_deadline():
+    """The host ends a timed round early; the watcher later finds nothing to end."""
+    ann, bob = await two_players()
+    round_ = await start_round(ann, bob)
+    await set_round_times(round_, ends_at=seconds_from_now(1))
+    assert (await ask(ann.comm, "end_round"))["type"] == "ok"
+    await receive_until(bob.comm, "round.ended")
+    # Until well past the deadline, the watcher sends nothing more.
+    assert await bob.comm.receive_nothing(timeout=1.5)
+    assert await sync_to_async(actions.end_overdue_rounds)() == 0
