@@ -323,7 +323,10 @@ def do_connect(player: Player) -> None:
             events.emit_to_room(room, "player.online", {"player_id": player.id, "online": True})
 
 
-def do_disconnect(player: Player) -> None:
+def do_disconnect(player: Player) -> dict | None:
+    """Count one socket less; returns the ``player.online`` event to send if the player is
+    now offline. The caller (an async consumer) sends it: during a server shutdown a
+    blocking send from this worker thread would wait for an event loop that has stopped."""
     with transaction.atomic():
         Player.objects.filter(pk=player.pk, connections__gt=0).update(
             connections=F("connections") - 1, last_seen_at=timezone.now()
@@ -331,7 +334,10 @@ def do_disconnect(player: Player) -> None:
         player.refresh_from_db(fields=["connections", "left_at"])
         if player.connections == 0 and player.left_at is None:
             room = Room.objects.get(pk=player.room_id)
-            events.emit_to_room(room, "player.online", {"player_id": player.id, "online": False})
+            return events.room_event(
+                room, "player.online", {"player_id": player.id, "online": False}
+            )
+    return None
 
 
 # ---------------------------------------------------------------- rounds

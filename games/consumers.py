@@ -90,7 +90,9 @@ class RoomConsumer(AsyncWebsocketConsumer):
         await self.channel_layer.group_discard(
             events.player_group(self.player.id), self.channel_name
         )
-        await database_sync_to_async(actions.do_disconnect)(self.player)
+        offline = await database_sync_to_async(actions.do_disconnect)(self.player)
+        if offline is not None:
+            await events.send_room_event(self.room.code, offline)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         if self.player is None or self.kicked:

@@ -35,17 +35,31 @@ def server_now_ms() -> int:
     return int(timezone.now().timestamp() * 1000)
 
 
+def room_event(room: Room, event_type: str, data: dict[str, Any]) -> dict[str, Any]:
+    """Bump the room's version and return the event carrying it, for the caller to send.
+
+    Precondition: called inside a transaction (``transaction.atomic``).
+    """
+    Room.objects.filter(pk=room.pk).update(version=F("version") + 1, last_active_at=timezone.now())
+    version = Room.objects.values_list("version", flat=True).get(pk=room.pk)
+    room.version = version
+    return {"type": event_type, "version": version, **data}
+
+
 def emit_to_room(room: Room, event_type: str, data: dict[str, Any]) -> int:
     """Bump the room's version and send an event to everyone in it after commit.
 
     Precondition: called inside a transaction (``transaction.atomic``). Returns the version.
     """
-    Room.objects.filter(pk=room.pk).update(version=F("version") + 1, last_active_at=timezone.now())
-    version = Room.objects.values_list("version", flat=True).get(pk=room.pk)
-    room.version = version
-    message = {"type": event_type, "version": version, **data}
+    message = room_event(room, event_type, data)
     _send_on_commit(room_group(room.code), ROOM_EVENT, message)
-    return version
+    return message["version"]
+
+
+async def send_room_event(code: str, message: dict[str, Any]) -> None:
+    """Send an event made by ``room_event`` from async code (after its transaction)."""
+    message["server_time"] = server_now_ms()
+    await get_channel_layer().group_send(room_group(code), {"type": ROOM_EVENT, "event": message})
 
 
 def emit_to_player(player_id: int, event_type: str, data: dict[str, Any]) -> None:

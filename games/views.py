@@ -1,20 +1,36 @@
-"""Pages of the games app."""
+"""Pages of the games app: the start page and a room's page.
+
+Both are shells for the ES modules in ``static/js``, which talk to the JSON API and the
+room's websocket (docs/api.md). The room page embeds the room's state so it draws at once,
+before the websocket is open.
+"""
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.views.decorators.cache import never_cache
 
-from games.models import Room
+from games import actions, presenters
+from games.api import viewer
+from games.exceptions import RoomNotFound
+from games.models import NICKNAME_MAX_LENGTH
 
 
 def home(request: HttpRequest) -> HttpResponse:
-    """The landing page."""
-    return render(request, "games/home.html")
+    """The start page: create a room or join one by its code."""
+    return render(request, "games/home.html", {"nickname_max_length": NICKNAME_MAX_LENGTH})
 
 
+@never_cache  # the embedded state is this browser's, and goes stale at once
 def room_page(request: HttpRequest, code: str) -> HttpResponse:
-    """The room's join link. The playable page comes with the browser issue; until then it
-    says how to play through the API."""
-    room = Room.objects.filter(code=code.lower()).first()
-    if room is None:
+    """A room's page, which is also its join link: browsers that are not yet players of the
+    room see a nickname form, players see the lobby, the round or the results."""
+    try:
+        room = actions.check_room(code)
+    except RoomNotFound:
         return render(request, "games/room_missing.html", {"code": code}, status=404)
-    return render(request, "games/room.html", {"room": room})
+    state = presenters.room_state(room, viewer(request, room))
+    return render(
+        request,
+        "games/room.html",
+        {"room": room, "state": state, "nickname_max_length": NICKNAME_MAX_LENGTH},
+    )

@@ -5,16 +5,18 @@ from django.urls import reverse
 
 
 def test_home_renders(client: Client) -> None:
-    """The landing page answers 200 with the title and an honest status line."""
+    """The start page answers 200 with the create and join forms and its script."""
     response = client.get(reverse("games:home"))
 
     assert response.status_code == 200
     assert "games/home.html" in [t.name for t in response.templates]
     content = response.content.decode()
     assert "<title>Boggle</title>" in content
-    assert "coming soon" in content
+    assert 'id="create-form"' in content
+    assert 'id="join-code-form"' in content
     assert 'name="viewport"' in content
     assert "css/site.css" in content
+    assert 'type="module"' in content and "js/home.js" in content
 
 
 def test_asgi_routes_http_and_websocket() -> None:

@@ -1,0 +1,101 @@
+// Draws a board of dice and lights a path on it (numbered dice and a line, so the path
+// never depends on colour alone). Input is handled elsewhere (board-input.js).
+
+import { h, svg } from "../lib/dom.js";
+import { faceText } from "./format.js";
+
+// A pointer counts as on a die within this fraction of a cell from its centre: dragging
+// diagonally then passes the corners between dice without touching their neighbours.
+const HIT_RADIUS = 0.42;
+
+export class BoardView {
+  constructor(container, { label = "Board" } = {}) {
+    this.container = container;
+    this.label = label;
+    this.key = null;
+    this.faces = [];
+    this.rows = 0;
+    this.cols = 0;
+    this.dice = [];
+    this.path = [];
+    this.grid = h("div", { class: "board-grid" });
+    this.line = svg("polyline", { class: "path-line" });
+    this.overlay = svg("svg", { class: "board-path", "aria-hidden": "true", preserveAspectRatio: "none" });
+    this.overlay.append(this.line);
+    this.element = h("div", { class: "board", role: "img" }, this.grid, this.overlay);
+    container.replaceChildren(this.element);
+  }
+
+  /** Show `round`'s board (rows, cols, grid); `concealed` shows dice face down. */
+  setBoard(round, { concealed = false } = {}) {
+    const key = `${round.number}:${round.board}:${concealed}`;
+    if (key === this.key) return;
+    this.key = key;
+    this.rows = round.rows;
+    this.cols = round.cols;
+    this.faces = round.grid.flat();
+    this.element.style.setProperty("--cols", this.cols);
+    this.element.style.setProperty("--rows", this.rows);
+    this.element.classList.toggle("concealed", concealed);
+    this.element.dataset.size = `${this.rows}x${this.cols}`;
+    this.overlay.setAttribute("viewBox", `0 0 ${this.cols} ${this.rows}`);
+    this.dice = this.faces.map((face, cell) => {
+      const text = concealed ? "" : faceText(face);
+      return h(
+        "div",
+        {
+          class: `die${face === "#" && !concealed ? " blocked" : ""}${text.length > 1 ? " double" : ""}`,
+          dataset: { cell, face: concealed ? "" : face },
+        },
+        h("span", { class: "face" }, text ? [text[0], text.length > 1 ? h("small", { text: text.slice(1) }) : null] : null),
+        h("span", { class: "order", "aria-hidden": "true" }),
+      );
+    });
+    this.grid.replaceChildren(...this.dice);
+    this.element.setAttribute("aria-label", concealed ? `${this.label}: the dice are being shaken` : this.describe());
+    this.path = [];
+    this.highlight([]);
+  }
+
+  describe() {
+    const rows = [];
+    for (let row = 0; row < this.rows; row += 1) {
+      const faces = this.faces.slice(row * this.cols, (row + 1) * this.cols);
+      rows.push(`row ${row + 1}: ${faces.map((face) => faceText(face) || "blocked").join(" ")}`);
+    }
+    return `${this.label}, ${this.rows} by ${this.cols}. ${rows.join("; ")}.`;
+  }
+
+  /** Light `path` (cell numbers in order); `tone` styles it: active, good, bad, show. */
+  highlight(path, tone = "active") {
+    this.path = path || [];
+    this.element.dataset.tone = tone;
+    this.dice.forEach((die, cell) => {
+      const at = this.path.indexOf(cell);
+      die.classList.toggle("on", at >= 0);
+      die.classList.toggle("last", at >= 0 && at === this.path.length - 1);
+      die.querySelector(".order").textContent = at >= 0 ? String(at + 1) : "";
+    });
+    const points = this.path.map((cell) => `${(cell % this.cols) + 0.5},${Math.floor(cell / this.cols) + 0.5}`);
+    this.line.setAttribute("points", points.join(" "));
+    this.overlay.classList.toggle("visible", this.path.length > 1);
+  }
+
+  /** The die under a screen point, or null off the board; `strict` also gives null near
+   * the corners between dice (for dragging). */
+  cellAt(clientX, clientY, strict = true) {
+    const rect = this.grid.getBoundingClientRect();
+    if (!this.cols || !rect.width) return null;
+    const cellWidth = rect.width / this.cols;
+    const cellHeight = rect.height / this.rows;
+    const x = (clientX - rect.left) / cellWidth;
+    const y = (clientY - rect.top) / cellHeight;
+    const col = Math.floor(x);
+    const row = Math.floor(y);
+    if (col < 0 || row < 0 || col >= this.cols || row >= this.rows) return null;
+    const dx = x - (col + 0.5);
+    const dy = y - (row + 0.5);
+    if (strict && Math.hypot(dx, dy) > HIT_RADIUS) return null;
+    return row * this.cols + col;
+  }
+}

@@ -1,0 +1,387 @@
+// The room page: joins the room if needed, keeps one websocket open, feeds the store with
+// what the server says, and sends what the player does. The views draw the store.
+
+import { ApiError, capitalise, postJSON } from "../lib/api.js";
+import { $, announce } from "../lib/dom.js";
+import { load, NICKNAME_KEY, save } from "../lib/storage.js";
+import { ServerClock } from "./clock.js";
+import { ConnectionBadge } from "./connection.js";
+import { durationText, plural } from "./format.js";
+import { Notices } from "./notices.js";
+import { Outbox, newClientId } from "./outbox.js";
+import { PlayView } from "./play.js";
+import { PlayersView } from "./players.js";
+import { ResultsView } from "./results.js";
+import { SettingsView } from "./settings.js";
+import { ShareView } from "./share.js";
+import { RoomSocket } from "./socket.js";
+import { RoomStore } from "./store.js";
+
+// Pings right after connecting, to estimate the clock offset from the best of several.
+const FIRST_PINGS = 4;
+const PING_SPACING_MS = 250;
+// A round past its deadline with no results after this long: ask for a fresh state.
+const RESULTS_OVERDUE_MS = 3000;
+// A rate-limited word is sent again after this long.
+const RATE_LIMIT_RETRY_MS = 1500;
+
+const root = $("#room");
+const code = root.dataset.code;
+const store = new RoomStore(JSON.parse($("#room-state").textContent));
+const clock = new ServerClock();
+const outbox = new Outbox(code);
+const notices = new Notices($("#notices"));
+let socket = null;
+let lastSyncAt = 0;
+
+// ------------------------------------------------------------------ sending
+
+function send(message) {
+  if (socket && socket.send(message)) return true;
+  notices.show("Not connected right now; try again in a moment.", { key: "offline" });
+  return false;
+}
+
+function ping() {
+  return { type: "ping", client_time: Date.now() };
+}
+
+function requestSync() {
+  lastSyncAt = Date.now();
+  if (socket) socket.send({ type: "sync" });
+}
+
+function submitWord(word) {
+  const round = store.round;
+  if (!round || round.status !== "running") return;
+  const entry = { client_id: newClientId(), word };
+  outbox.add(round.number, entry);
+  store.addPending(entry);
+  sendEntry(entry);
+}
+
+function sendEntry(entry) {
+  const sent = socket && socket.send({ type: "submit", word: entry.word, client_id: entry.client_id, request_id: entry.client_id });
+  if (!sent) store.markWaiting(entry.client_id, true);
+}
+
+/** After (re)connecting: resend the words the server never answered, with their ids. */
+function resendOutbox() {
+  const round = store.round;
+  const answered = new Set((store.state.my_words || []).map((word) => word.client_id));
+  if (!round || round.status !== "running") {
+    const lost = round ? outbox.pending(round.number).filter((entry) => !answered.has(entry.client_id)) : [];
+    if (lost.length) {
+      const words = lost.map((entry) => entry.word.toUpperCase()).join(", ");
+      notices.show(`The round ended before these words reached the server: ${words}.`, { timeout: 0, key: "lost" });
+    }
+    outbox.clear();
+    return;
+  }
+  for (const entry of outbox.pending(round.number)) {
+    if (answered.has(entry.client_id)) {
+      outbox.ack(entry.client_id);
+      continue;
+    }
+    if (!store.words.some((word) => word.client_id === entry.client_id)) store.addPending(entry);
+    store.markWaiting(entry.client_id, false);
+    sendEntry(entry);
+  }
+}
+
+// ------------------------------------------------------------------ receiving
+
+function onMessage(message) {
+  clock.roughSample(message.server_time);
+  switch (message.type) {
+    case "state":
+      store.replace(message.state);
+      socket.markHealthy();
+      resendOutbox();
+      break;
+    case "pong":
+      clock.sample(message.client_time, message.server_time);
+      break;
+    case "verdict":
+      outbox.ack(message.client_id);
+      store.verdict(message);
+      break;
+    case "ok":
+      onOk(message);
+      break;
+    case "error":
+      onError(message);
+      break;
+    case "kicked":
+      outbox.clear();
+      store.setGone("kicked", message.message);
+      break;
+    default:
+      if (typeof message.version === "number") {
+        if (store.applyEvent(message) === "gap") requestSync();
+        onRoomEvent(message);
+      }
+  }
+}
+
+function onRoomEvent(event) {
+  if (event.type === "round.ended") {
+    outbox.clear();
+    announce(`Round ${event.results.round.number} is over. Here are the results.`);
+  } else if (event.type === "round.started") {
+    announce(`Round ${event.round.number}: the board is out.`);
+  } else if (event.type === "player.joined" && event.player.id !== store.you) {
+    announce(`${event.player.nickname} joined.`);
+  } else if (event.type === "host.changed" && event.host_id === store.you) {
+    notices.show("You are the host now.", { kind: "info", key: "host" });
+  }
+}
+
+function onOk(message) {
+  if (message.request === "update_settings") settingsView.saved();
+  if (message.request === "leave") {
+    outbox.clear();
+    window.location.assign("/");
+  }
+}
+
+function onError(message) {
+  const text = capitalise(message.message || "Something went wrong.");
+  if (message.request === "submit" && message.request_id) {
+    const clientId = String(message.request_id);
+    if (message.code === "rate_limited") {
+      store.markWaiting(clientId, true);
+      window.setTimeout(() => {
+        const entry = outbox.entries.find((item) => item.client_id === clientId);
+        if (entry) sendEntry(entry);
+      }, RATE_LIMIT_RETRY_MS);
+      return;
+    }
+    outbox.ack(clientId);
+    store.refuse(clientId, text);
+    return;
+  }
+  if (message.code === "room_not_found") {
+    outbox.clear();
+    store.setGone("room_not_found", text);
+    return;
+  }
+  if (message.code === "not_a_player") {
+    store.setGone("not_a_player", text);
+    return;
+  }
+  if (message.request === "update_settings") settingsView.failed(text);
+  notices.show(text, { key: `error:${message.request}` });
+}
+
+function onStatus(status, detail) {
+  store.setConnection(status, detail);
+  if (status === "open") {
+    for (let i = 0; i < FIRST_PINGS; i += 1) {
+      window.setTimeout(() => socket && socket.send(ping()), i * PING_SPACING_MS);
+    }
+  }
+}
+
+function connect() {
+  if (socket) return;
+  const scheme = window.location.protocol === "https:" ? "wss" : "ws";
+  socket = new RoomSocket(`${scheme}://${window.location.host}/ws/rooms/${code}/`, {
+    onOpen: () => {},
+    onMessage,
+    onStatus,
+    makePing: ping,
+  });
+  socket.connect();
+}
+
+// ------------------------------------------------------------------ views
+
+const badge = new ConnectionBadge($("#connection"), $("#connection-banner"), {
+  onRetry: () => socket && socket.retryNow(),
+});
+const playersView = new PlayersView($("#players"), $("#player-count"), {
+  onKick: (playerId) => send({ type: "kick", player_id: playerId }),
+  onMakeHost: (playerId) => send({ type: "transfer_host", player_id: playerId }),
+});
+const settingsView = new SettingsView(
+  { form: $("#settings-form"), summary: $("#settings-summary"), note: $("#settings-note"), status: $("#settings-status") },
+  { onChange: (changes) => send({ type: "update_settings", settings: changes }) },
+);
+new ShareView(
+  {
+    input: $("#join-link"),
+    copyButtons: document.querySelectorAll(".copy-link"),
+    qrBoxes: [$("#qr"), $("#qr-big")],
+    linkTexts: document.querySelectorAll(".join-link-text"),
+    statuses: document.querySelectorAll(".copy-status"),
+  },
+  code,
+);
+const playView = new PlayView(root, {
+  store,
+  clock,
+  onSubmit: submitWord,
+  onEndRound: () => send({ type: "end_round" }),
+});
+const resultsView = new ResultsView($("#results-panel"), {
+  store,
+  onNextRound: () => send({ type: "start_round" }),
+});
+
+let shownPhase = null;
+
+function renderPhase() {
+  const phase = store.phase;
+  root.dataset.phase = phase;
+  $("#join-panel").hidden = phase !== "join";
+  $("#gone-panel").hidden = phase !== "gone";
+  $("#game").hidden = !["lobby", "play", "results"].includes(phase);
+  $("#lobby-panel").hidden = phase !== "lobby";
+  $("#play-panel").hidden = phase !== "play";
+  $("#results-panel").hidden = phase !== "results";
+  if (phase !== shownPhase) {
+    const wide = window.matchMedia("(min-width: 60rem)").matches;
+    // Between rounds the invitation and settings matter; during a round, the board does.
+    $("#share-card").open = wide || phase === "lobby";
+    $("#settings-card").open = wide ? phase !== "play" : phase === "lobby";
+    if (phase === "results" || phase === "lobby") window.scrollTo({ top: 0 });
+    shownPhase = phase;
+  }
+}
+
+function renderLobby() {
+  const host = store.player(store.state.host_id);
+  const startButton = $("#start-round");
+  startButton.hidden = !store.isHost;
+  $("#lobby-wait").hidden = store.isHost;
+  $("#lobby-wait").textContent = host ? `Waiting for ${host.nickname} to start the round.` : "Waiting for a host.";
+  const others = store.state.players.length - 1;
+  $("#lobby-text").textContent =
+    others > 0
+      ? `${plural(others + 1, "player")} here. Start when everyone is in; late joiners can still play.`
+      : "Share the link or the QR code: everyone plays on their own phone.";
+}
+
+function renderJoin() {
+  const { state } = store;
+  const host = store.player(state.host_id);
+  const settings = state.settings;
+  const size = settings.board_size.replace("x", "×");
+  $("#join-summary").textContent = `${host ? `${host.nickname} is hosting. ` : ""}${size} board, ${durationText(settings.round_seconds)} rounds.`;
+  const names = state.players.map((player) => player.nickname);
+  $("#join-players").textContent = names.length ? `Here already: ${names.join(", ")}.` : "Nobody is here yet.";
+}
+
+function renderGone() {
+  const gone = store.gone;
+  const titles = {
+    kicked: "You were removed from the room",
+    not_a_player: "You are not in this room any more",
+    room_not_found: "This room is gone",
+  };
+  $("#gone-title").textContent = titles[gone.reason] || "Disconnected";
+  $("#gone-text").textContent =
+    gone.reason === "room_not_found"
+      ? "Rooms are cleaned up after a day without players. Start a new one from the start page."
+      : capitalise(gone.message || "");
+  $("#rejoin").hidden = gone.reason === "room_not_found";
+}
+
+store.subscribe((current, changed) => {
+  if (changed.has("connection")) badge.render(current.connection);
+  if (changed.size === 1 && changed.has("connection")) return;
+  renderPhase();
+  const phase = current.phase;
+  if (phase === "join") renderJoin();
+  if (phase === "gone") renderGone();
+  if (phase === "lobby") renderLobby();
+  if (["lobby", "play", "results"].includes(phase)) {
+    playersView.render(current);
+    if (changed.has("all") || changed.has("settings") || changed.has("host") || changed.has("round")) {
+      settingsView.render(current);
+    }
+  }
+  if (phase === "play") playView.render(current, changed);
+  if (phase === "results") resultsView.render(current);
+});
+
+// ------------------------------------------------------------------ joining and leaving
+
+$("#join-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const input = $("#join-nickname");
+  const error = $("#join-form-error");
+  const nickname = input.value.trim();
+  if (!nickname) {
+    error.textContent = "Pick a nickname first.";
+    error.hidden = false;
+    input.focus();
+    return;
+  }
+  const button = event.target.querySelector("button[type=submit]");
+  button.disabled = true;
+  error.hidden = true;
+  try {
+    const { room } = await postJSON(`/api/rooms/${code}/join`, { nickname });
+    save(NICKNAME_KEY, nickname);
+    store.gone = null;
+    store.replace(room);
+    if (socket) {
+      socket.stop();
+      socket = null;
+    }
+    connect();
+  } catch (failure) {
+    error.textContent = failure instanceof ApiError ? failure.message : "Something went wrong. Please try again.";
+    error.hidden = false;
+    if (failure.code === "room_not_found") store.setGone("room_not_found", failure.message);
+  } finally {
+    button.disabled = false;
+  }
+});
+
+$("#rejoin").addEventListener("click", () => {
+  store.gone = null;
+  store.replace({ ...store.state, you: null, my_words: [] });
+  $("#join-nickname").focus();
+});
+
+$("#start-round").addEventListener("click", () => send({ type: "start_round" }));
+
+$("#leave").addEventListener("click", () => {
+  // A real confirm: leaving gives up this player (a later join makes a new one).
+  if (window.confirm("Leave this room? Your points stay in the results already played.")) {
+    send({ type: "leave" });
+  }
+});
+
+// ------------------------------------------------------------------ start
+
+$("#join-nickname").value = load(NICKNAME_KEY, "") || "";
+// Words typed before a reload and never answered: show them at once, send them when connected.
+if (store.round && store.round.status === "running") {
+  const answered = new Set((store.state.my_words || []).map((word) => word.client_id));
+  for (const entry of outbox.pending(store.round.number)) {
+    if (!answered.has(entry.client_id)) {
+      store.addPending(entry);
+      store.markWaiting(entry.client_id, true);
+    }
+  }
+}
+store.notify("all");
+badge.render(store.connection);
+if (store.phase === "join") {
+  badge.render({ status: "idle" });
+  if (!window.matchMedia("(hover: none)").matches) $("#join-nickname").focus();
+} else {
+  connect();
+}
+
+// A round past its deadline whose results have not come: the event may have been lost.
+window.setInterval(() => {
+  const round = store.round;
+  if (!round || round.status !== "running" || round.ends_at === null) return;
+  const late = clock.now() - round.ends_at;
+  if (late > RESULTS_OVERDUE_MS && Date.now() - lastSyncAt > RESULTS_OVERDUE_MS) requestSync();
+}, 1000);

@@ -1,0 +1,290 @@
+// The round: the board, the timer by the server's clock, word entry (typing, dragging,
+// tapping), each verdict at once with its reason, and your words so far.
+
+import { $, announce, h, isTouchFirst } from "../lib/dom.js";
+import { capitalise } from "../lib/api.js";
+import { BoardInput } from "./board-input.js";
+import { BoardView } from "./board.js";
+import { clockText, plural, pointsText, wordPoints } from "./format.js";
+import { findPath, wordOf } from "./paths.js";
+import { fractionLeft, roundClock } from "./timer.js";
+
+// Seconds left at which the timer is announced and turns urgent.
+const ANNOUNCE_AT = [60, 30, 10];
+const URGENT_SECONDS = 10;
+// How long a submitted path stays lit in its verdict's style.
+const FLASH_MS = 700;
+
+export class PlayView {
+  constructor(root, { store, clock, onSubmit, onEndRound }) {
+    this.store = store;
+    this.clock = clock;
+    this.onSubmit = onSubmit;
+    this.onEndRound = onEndRound;
+    this.el = {
+      title: $("#round-title", root),
+      rules: $("#round-rules", root),
+      timer: $("#timer", root),
+      timerLabel: $("#timer-label", root),
+      timerValue: $("#timer-value", root),
+      timebar: $("#timebar-fill", root),
+      countdown: $("#countdown", root),
+      form: $("#entry-form", root),
+      entry: $("#entry", root),
+      clear: $("#entry-clear", root),
+      submit: $("#entry-submit", root),
+      verdict: $("#verdict", root),
+      hostActions: $("#host-round-actions", root),
+      endRound: $("#end-round", root),
+      words: $("#my-words", root),
+      score: $("#my-score", root),
+      wordsEmpty: $("#my-words-empty", root),
+    };
+    this.board = new BoardView($("#play-board", root), { label: "Board" });
+    this.input = new BoardInput(this.board, {
+      onChange: (path) => this.pathChanged(path),
+      onSubmit: (path) => this.submit(wordOf(path, this.board.faces), path),
+    });
+    this.phase = null;
+    this.announced = new Set();
+    this.flashTimer = null;
+    this.lastSubmitted = null;
+    this.bind();
+    window.setInterval(() => this.tick(), 200);
+  }
+
+  bind() {
+    const { form, entry, clear, endRound } = this.el;
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      const typed = entry.value;
+      this.submit(typed, this.input.path.length ? this.input.path : findPath(typed, this.board.faces, this.board.cols));
+    });
+    entry.addEventListener("input", () => {
+      // Typing takes over from the dice: light where the typed word is, if anywhere.
+      const path = findPath(entry.value, this.board.faces, this.board.cols) || [];
+      this.input.setPath([]);
+      this.board.highlight(path, entry.value && !path.length ? "bad" : "active");
+    });
+    entry.addEventListener("keydown", (event) => {
+      if (event.key === "Escape") this.clearEntry();
+    });
+    clear.addEventListener("click", () => this.clearEntry());
+    endRound.addEventListener("click", () => {
+      if (endRound.dataset.confirm) {
+        delete endRound.dataset.confirm;
+        endRound.textContent = "End round now";
+        this.onEndRound();
+        return;
+      }
+      endRound.dataset.confirm = "1";
+      endRound.textContent = "Sure? End the round";
+      window.setTimeout(() => {
+        delete endRound.dataset.confirm;
+        endRound.textContent = "End round now";
+      }, 4000);
+    });
+  }
+
+  pathChanged(path) {
+    window.clearTimeout(this.flashTimer);
+    this.el.entry.value = wordOf(path, this.board.faces);
+    this.board.highlight(path, "active");
+  }
+
+  clearEntry() {
+    this.el.entry.value = "";
+    this.input.setPath([]);
+    this.board.highlight([]);
+  }
+
+  submit(text, path) {
+    const word = text.trim();
+    if (!word || this.phase !== "playing") return;
+    this.lastSubmitted = { word: word.toLowerCase(), path: path || [] };
+    this.el.entry.value = "";
+    this.input.setPath([]);
+    this.board.highlight(path || [], "sent");
+    this.onSubmit(word);
+  }
+
+  render(store, changed) {
+    const round = store.round;
+    if (!round || store.phase !== "play") return;
+    const all = changed.has("all");
+    if (all || changed.has("round")) this.renderRound(round);
+    if (all || changed.has("words") || changed.has("round")) this.renderWords(store, round);
+    if (changed.has("verdict")) this.renderVerdict(store.lastVerdict, round);
+    if (all || changed.has("host") || changed.has("round")) {
+      this.el.hostActions.hidden = !(store.isHost && round.status === "running");
+    }
+    this.tick();
+  }
+
+  renderRound(round) {
+    this.board.setBoard(round, { concealed: round.status === "preparing" });
+    this.el.title.textContent = `Round ${round.number}`;
+    const parts = [`${round.min_length}+ letters`, "Qu counts as 2"];
+    if (round.cancel_duplicates) parts.push("shared words score 0");
+    if (!round.instant_verdicts) parts.push("verdicts at the end");
+    this.el.rules.textContent = parts.join(" · ");
+    if (this.roundNumber !== round.number) {
+      this.roundNumber = round.number;
+      this.announced = new Set();
+      this.el.verdict.replaceChildren();
+      this.el.verdict.className = "verdict";
+      this.clearEntry();
+    }
+  }
+
+  renderWords(store, round) {
+    const words = store.words;
+    const items = [...words].reverse().map((entry) => this.wordItem(entry, round));
+    this.el.words.replaceChildren(...items);
+    this.el.wordsEmpty.hidden = words.length > 0;
+    const accepted = words.filter((entry) => entry.accepted);
+    const points = accepted.reduce((sum, entry) => sum + wordPoints(entry.word, round.points_table), 0);
+    this.el.score.textContent = round.instant_verdicts
+      ? `${plural(accepted.length, "word")} · ${pointsText(points)}`
+      : plural(words.filter((entry) => entry.verdict === "received").length, "word");
+  }
+
+  wordItem(entry, round) {
+    let status;
+    let kind;
+    if (entry.pending) {
+      kind = "pending";
+      status = entry.waiting ? "waiting for connection" : "checking…";
+    } else if (entry.accepted) {
+      kind = "good";
+      status = `+${wordPoints(entry.word, round.points_table)}`;
+    } else if (entry.verdict === "received") {
+      kind = "sent";
+      status = "sent";
+    } else {
+      kind = "bad";
+      status = entry.reason || "does not count";
+    }
+    const word = kind === "bad" ? h("s", { class: "word-text", text: entry.word }) : h("span", { class: "word-text", text: entry.word });
+    return h(
+      "li",
+      { class: `word ${kind}`, dataset: { word: entry.word, verdict: entry.verdict || "" } },
+      h("span", { class: "word-icon", "aria-hidden": "true", text: { good: "✓", bad: "✗", pending: "…", sent: "↑" }[kind] }),
+      word,
+      h("span", { class: "word-status", text: status }),
+    );
+  }
+
+  renderVerdict(verdict, round) {
+    if (!verdict) return;
+    const el = this.el.verdict;
+    let kind;
+    let text;
+    if (verdict.accepted) {
+      kind = "good";
+      text = `${verdict.word.toUpperCase()}  +${wordPoints(verdict.word, round.points_table)}`;
+    } else if (verdict.verdict === "received") {
+      kind = "sent";
+      text = `${verdict.word.toUpperCase()} sent; verdicts come with the results`;
+    } else {
+      kind = "bad";
+      const word = verdict.word ? `${verdict.word.toUpperCase()}: ` : "";
+      text = `${word}${verdict.reason || "does not count"}`;
+    }
+    el.className = `verdict ${kind} show`;
+    el.replaceChildren(
+      h("span", { class: "verdict-icon", "aria-hidden": "true", text: { good: "✓", bad: "✗", sent: "↑" }[kind] }),
+      h("span", { text }),
+    );
+    // Restart the pop animation for a repeated verdict.
+    void el.offsetWidth;
+    el.classList.add("pop");
+    announce(verdict.accepted ? `${verdict.word}: accepted, ${wordPoints(verdict.word, round.points_table)} points` : capitalise(text));
+    const submitted = this.lastSubmitted;
+    if (submitted && submitted.word === verdict.word && submitted.path.length && !this.input.path.length && !this.el.entry.value) {
+      this.board.highlight(submitted.path, kind);
+      window.clearTimeout(this.flashTimer);
+      this.flashTimer = window.setTimeout(() => {
+        if (!this.input.path.length && !this.el.entry.value) this.board.highlight([]);
+      }, FLASH_MS);
+    }
+  }
+
+  /** Several times a second: the clock, and what the player may do at this moment. */
+  tick() {
+    const store = this.store;
+    const round = store.round;
+    if (!round || store.phase !== "play") return;
+    const now = this.clock.now();
+    const clock = roundClock(round, now);
+    const { timer, timerLabel, timerValue, timebar, countdown, entry, submit, clear } = this.el;
+    let label;
+    let value;
+    if (clock.phase === "preparing") {
+      label = "Shaking the dice";
+      value = "…";
+    } else if (clock.phase === "countdown") {
+      label = "Starts in";
+      value = String(Math.ceil(clock.left / 1000));
+    } else if (clock.phase === "playing" && clock.left === null) {
+      label = "Untimed";
+      value = clockText(clock.elapsed);
+    } else if (clock.phase === "playing") {
+      label = "Time left";
+      value = clockText(clock.left);
+    } else {
+      label = "Time's up";
+      value = "0:00";
+    }
+    if (timerLabel.textContent !== label) timerLabel.textContent = label;
+    if (timerValue.textContent !== value) timerValue.textContent = value;
+    const seconds = clock.left === null ? null : Math.ceil(clock.left / 1000);
+    timer.dataset.phase = clock.phase;
+    timer.classList.toggle("urgent", clock.phase === "playing" && seconds !== null && seconds <= URGENT_SECONDS);
+    const fraction = clock.phase === "countdown" || clock.phase === "preparing" ? 1 : fractionLeft(round, now);
+    timebar.parentElement.hidden = fraction === null;
+    if (fraction !== null) timebar.style.transform = `scaleX(${fraction})`;
+
+    countdown.hidden = !(clock.phase === "countdown" || clock.phase === "preparing" || clock.phase === "over");
+    const countdownText =
+      clock.phase === "countdown"
+        ? `Starts in ${value}`
+        : clock.phase === "preparing"
+          ? "Shaking the dice…"
+          : "Time's up! Scoring…";
+    if (countdown.textContent !== countdownText) countdown.textContent = countdownText;
+
+    const playing = clock.phase === "playing";
+    if (entry.disabled === playing) {
+      entry.disabled = !playing;
+      submit.disabled = !playing;
+      clear.disabled = !playing;
+      this.input.setEnabled(playing);
+    }
+    if (this.phase !== clock.phase) this.phaseChanged(clock.phase);
+    if (playing && seconds !== null) {
+      for (const mark of ANNOUNCE_AT) {
+        if (seconds <= mark && seconds > mark - 2 && !this.announced.has(mark)) {
+          this.announced.add(mark);
+          announce(`${mark} seconds left`);
+        }
+      }
+    }
+  }
+
+  phaseChanged(phase) {
+    const previous = this.phase;
+    this.phase = phase;
+    if (phase === "playing" && previous !== null) {
+      announce("Go! The round has started.");
+      if (!isTouchFirst()) this.el.entry.focus();
+    } else if (phase === "playing" && !isTouchFirst()) {
+      this.el.entry.focus();
+    } else if (phase === "over") {
+      announce("Time's up. Waiting for the results.");
+      this.clearEntry();
+    } else if (phase === "countdown") {
+      announce("The board is out. The round starts in a few seconds.");
+    }
+  }
+}

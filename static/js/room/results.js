@@ -1,0 +1,269 @@
+// A finished round: the scoreboard (round and running totals, share of the maximum),
+// everyone's words with cancelled and refused ones marked, every word on the board by
+// length with the ones nobody found set apart. Picking a word lights its path.
+
+import { h } from "../lib/dom.js";
+import { ordinal, percentText, plural, pointsText } from "./format.js";
+import { BoardView } from "./board.js";
+
+// Groups with at most this many missed words show them open.
+const OPEN_MISSED_UP_TO = 15;
+
+export class ResultsView {
+  constructor(root, { store, onNextRound }) {
+    this.root = root;
+    this.store = store;
+    this.title = root.querySelector("#results-title");
+    this.summary = root.querySelector("#results-summary");
+    this.nextButton = root.querySelector("#next-round");
+    this.nextWait = root.querySelector("#next-wait");
+    this.body = root.querySelector("#results-body");
+    this.results = null;
+    this.selected = null;
+    this.nextButton.addEventListener("click", () => onNextRound());
+  }
+
+  render(store) {
+    const results = store.state.results;
+    if (!results) return;
+    const host = store.player(store.state.host_id);
+    this.nextButton.hidden = !store.isHost;
+    this.nextWait.hidden = store.isHost;
+    this.nextWait.textContent = host ? `Waiting for ${host.nickname} to start the next round.` : "Waiting for a host.";
+    this.nextButton.textContent = `Start round ${results.round.number + 1}`;
+    if (results === this.results) return;
+    this.results = results;
+    this.selected = null;
+    this.title.textContent = `Round ${results.round.number} results`;
+    this.summary.textContent = this.summaryText(store, results);
+    this.build(store, results);
+  }
+
+  summaryText(store, results) {
+    const me = results.players.find((entry) => entry.id === store.you);
+    const total = `The board had ${plural(results.word_count, "word")} worth ${pointsText(results.max_points)}.`;
+    if (!me) return total;
+    return `You scored ${pointsText(me.round_points)}: ${percentText(me.share_of_max)} of the maximum. ${total}`;
+  }
+
+  build(store, results) {
+    const boardBox = h("div", { class: "results-board" });
+    this.caption = h("p", { class: "selected-word", "aria-live": "polite", text: "Pick a word to see it on the board." });
+    const boardCard = h(
+      "section",
+      { class: "card board-card", "aria-label": "The board" },
+      boardBox,
+      this.caption,
+    );
+    this.board = new BoardView(boardBox, { label: "This round's board" });
+    this.board.setBoard(results.round);
+    this.body.replaceChildren(
+      h(
+        "div",
+        { class: "results-layout" },
+        this.scoreboard(store, results),
+        boardCard,
+        this.playersWords(store, results),
+        this.allWords(store, results),
+      ),
+    );
+  }
+
+  scoreboard(store, results) {
+    let rank = 0;
+    let previous = null;
+    const rows = results.players.map((entry, index) => {
+      if (entry.round_points !== previous) rank = index + 1;
+      previous = entry.round_points;
+      const counted = entry.words.filter((word) => !word.cancelled).length;
+      return h(
+        "tr",
+        { class: entry.id === store.you ? "mine" : "" },
+        h(
+          "td",
+          { class: "rank" },
+          rank === 1 && entry.round_points > 0 ? h("span", { class: "trophy", "aria-hidden": "true", text: "★ " }) : null,
+          ordinal(rank),
+        ),
+        h(
+          "th",
+          { scope: "row", class: "who" },
+          h("span", { class: "nickname", text: entry.nickname }),
+          entry.id === store.you ? h("span", { class: "badge you", text: "you" }) : null,
+          h(
+            "span",
+            { class: "share-of-max" },
+            h("span", { class: "share-bar", "aria-hidden": "true" }, h("span", { style: `width:${Math.min(100, entry.share_of_max * 100)}%` })),
+            h("span", { class: "share-note", text: `${plural(counted, "word")} · ${percentText(entry.share_of_max)} of max` }),
+          ),
+        ),
+        h("td", { class: "num", text: entry.round_points }),
+        h("td", { class: "num total", text: entry.total_points }),
+      );
+    });
+    return h(
+      "section",
+      { class: "card scoreboard-card", "aria-labelledby": "scores-title" },
+      h("h2", { id: "scores-title", text: "Scores" }),
+      h(
+        "table",
+        { class: "scoreboard" },
+        h(
+          "thead",
+          {},
+          h(
+            "tr",
+            {},
+            h("th", { scope: "col", class: "rank", text: "#" }),
+            h("th", { scope: "col", text: "Player" }),
+            h("th", { scope: "col", class: "num", text: "Round" }),
+            h("th", { scope: "col", class: "num", text: "Total" }),
+          ),
+        ),
+        h("tbody", {}, ...rows),
+      ),
+    );
+  }
+
+  playersWords(store, results) {
+    const sections = results.players.map((entry) => {
+      const chips = entry.words.map((word) => {
+        const note = word.cancelled ? "duplicate · 0" : `+${word.points}`;
+        return this.chip(word.word, word.path, {
+          note,
+          struck: word.cancelled,
+          kind: word.cancelled ? "cancelled" : "good",
+        });
+      });
+      const refused = entry.rejected.map((word) =>
+        h(
+          "li",
+          { class: "chip rejected", dataset: { word: word.word } },
+          h("s", { class: "chip-word", text: word.word }),
+          h("span", { class: "chip-note", text: word.reason }),
+        ),
+      );
+      return h(
+        "section",
+        { class: "player-words", dataset: { playerId: entry.id } },
+        h(
+          "h3",
+          {},
+          h("span", { class: "nickname", text: entry.nickname }),
+          h("span", { class: "muted", text: ` · ${pointsText(entry.round_points)}` }),
+        ),
+        chips.length ? h("ul", { class: "chips" }, ...chips) : h("p", { class: "hint", text: "No words this round." }),
+        refused.length
+          ? h("div", { class: "refused" }, h("h4", { text: "Did not count" }), h("ul", { class: "chips" }, ...refused))
+          : null,
+      );
+    });
+    return h(
+      "section",
+      { class: "card", "aria-labelledby": "players-words-title" },
+      h("h2", { id: "players-words-title", text: "Everyone's words" }),
+      ...sections,
+    );
+  }
+
+  allWords(store, results) {
+    const groups = new Map();
+    for (const entry of results.solution) {
+      const length = entry.word.length;
+      if (!groups.has(length)) groups.set(length, []);
+      groups.get(length).push(entry);
+    }
+    const lengths = [...groups.keys()].sort((a, b) => b - a);
+    const sections = lengths.map((length) => {
+      const words = groups.get(length).sort((a, b) => a.word.localeCompare(b.word));
+      const found = words.filter((entry) => entry.found_by.length);
+      const missed = words.filter((entry) => !entry.found_by.length);
+      const points = words[0].points;
+      const foundChips = found.map((entry) =>
+        this.chip(entry.word, entry.path, {
+          note: entry.found_by.map((id) => (id === store.you ? "you" : this.store.nickname(id))).join(", "),
+          kind: entry.found_by.includes(store.you) ? "mine" : "found",
+        }),
+      );
+      const missedChips = missed.map((entry) =>
+        this.chip(entry.word, entry.path, { kind: "missed" }),
+      );
+      return h(
+        "section",
+        { class: "word-group", dataset: { length } },
+        h("h3", {}, `${length} letters`, h("span", { class: "muted", text: ` · ${pointsText(points)} each · ${found.length} of ${words.length} found` })),
+        foundChips.length ? h("ul", { class: "chips" }, ...foundChips) : null,
+        missedChips.length
+          ? h(
+              "details",
+              { class: "missed", open: missedChips.length <= OPEN_MISSED_UP_TO },
+              h("summary", {}, `Nobody found (${missedChips.length})`),
+              h("ul", { class: "chips" }, ...missedChips),
+            )
+          : null,
+      );
+    });
+    return h(
+      "section",
+      { class: "card all-words", "aria-labelledby": "all-words-title" },
+      h("h2", { id: "all-words-title", text: `All ${plural(results.word_count, "word")}` }),
+      results.word_count ? null : h("p", { class: "hint", text: "No words fit this board." }),
+      ...sections,
+    );
+  }
+
+  /** A word as a button that lights its path; `struck` words are crossed out and labelled. */
+  chip(word, path, { note = "", struck = false, kind = "" }) {
+    const detail = this.detail(word);
+    const button = h(
+      "button",
+      {
+        type: "button",
+        class: "chip-button",
+        "aria-pressed": "false",
+        "aria-label": `${word}: ${detail}`,
+        dataset: { word },
+        on: { click: () => this.select(button, word, path, detail) },
+      },
+      struck ? h("s", { class: "chip-word", text: word }) : h("span", { class: "chip-word", text: word }),
+      note ? h("span", { class: "chip-note", text: note }) : null,
+    );
+    return h("li", { class: `chip ${kind}` }, button);
+  }
+
+  /** What a word was worth this round, and to whom. */
+  detail(word) {
+    const results = this.results;
+    const entry = results.solution.find((item) => item.word === word);
+    if (!entry) return "not on the board";
+    const points = pointsText(entry.points);
+    const finders = entry.found_by;
+    if (!finders.length) return `${points}; nobody found it`;
+    if (finders.length > 1 && results.round.cancel_duplicates) {
+      return `${points}, but found by ${this.names(finders)}, so it scores for nobody`;
+    }
+    return `${points}, found by ${this.names(finders)}`;
+  }
+
+  select(button, word, path, detail) {
+    for (const pressed of this.body.querySelectorAll(".chip-button[aria-pressed=true]")) {
+      pressed.setAttribute("aria-pressed", "false");
+    }
+    if (this.selected === button) {
+      this.selected = null;
+      this.board.highlight([]);
+      this.caption.textContent = "Pick a word to see it on the board.";
+      return;
+    }
+    this.selected = button;
+    button.setAttribute("aria-pressed", "true");
+    this.board.highlight(path || [], "show");
+    this.caption.replaceChildren(h("strong", { class: "caption-word", text: word }), h("span", { text: ` · ${detail}` }));
+  }
+
+  /** "Ann", "Ann and you", "Ann, Bob and you". */
+  names(ids) {
+    const names = ids.map((id) => (id === this.store.you ? "you" : this.store.nickname(id)));
+    return names.length > 1 ? `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}` : names.join("");
+  }
+}

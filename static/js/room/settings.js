@@ -1,0 +1,152 @@
+// The room's settings for the next round: a form for the host (each change applies at
+// once, between rounds only), a read-only summary for everyone else.
+
+import { h } from "../lib/dom.js";
+import { durationText } from "./format.js";
+
+const SIZES = [
+  ["4x4", "4×4", "classic"],
+  ["5x5", "5×5", "big"],
+  ["6x6", "6×6", "super big"],
+];
+const ROUND_SECONDS = [60, 90, 120, 180, 240, 300, 600];
+const MIN_LENGTHS = [3, 4, 5, 6];
+
+export class SettingsView {
+  constructor({ form, summary, note, status }, { onChange }) {
+    this.form = form;
+    this.summary = summary;
+    this.note = note;
+    this.status = status;
+    this.onChange = onChange;
+    this.built = false;
+  }
+
+  render(store) {
+    const { settings, dictionaries } = store.state;
+    const editable = store.isHost;
+    const between = store.phase !== "play";
+    this.form.hidden = !editable;
+    this.summary.hidden = editable;
+    if (editable) {
+      if (!this.built) this.build(dictionaries);
+      this.fill(settings, dictionaries);
+      this.form.querySelector("fieldset.settings-fields").disabled = !between;
+      this.note.textContent = between ? "Changes apply from the next round." : "Settings can change when this round is over.";
+    } else {
+      this.summary.replaceChildren(...this.describe(settings, dictionaries));
+      this.note.textContent = "The host chooses these.";
+    }
+  }
+
+  build(dictionaries) {
+    const sizes = h(
+      "div",
+      { class: "segmented", role: "radiogroup", "aria-label": "Board size" },
+      ...SIZES.map(([value, label, name]) =>
+        h(
+          "label",
+          {},
+          h("input", { type: "radio", name: "board_size", value }),
+          h("span", {}, label, h("small", { text: name })),
+        ),
+      ),
+    );
+    const select = (name, label, options) =>
+      h(
+        "div",
+        { class: "field" },
+        h("label", { for: `setting-${name}`, text: label }),
+        h("select", { id: `setting-${name}`, name }, ...options),
+      );
+    const check = (name, label, hint) =>
+      h(
+        "label",
+        { class: "check" },
+        h("input", { type: "checkbox", name }),
+        h("span", {}, label, h("small", { text: hint })),
+      );
+    const fields = h(
+      "fieldset",
+      { class: "settings-fields" },
+      h("legend", { class: "visually-hidden", text: "Settings for the next round" }),
+      h("div", { class: "field" }, h("span", { class: "label", id: "setting-size-label", text: "Board" }), sizes),
+      h(
+        "div",
+        { class: "field-row" },
+        select("round_seconds", "Round length", []),
+        select("min_length", "Shortest word", []),
+      ),
+      select("dictionary", "Dictionary", Object.entries(dictionaries).map(([name, title]) => new Option(title, name))),
+      check("cancel_duplicates", "Duplicates cancel", "A word found by two or more players scores for nobody."),
+      check("instant_verdicts", "Instant verdicts", "Tell players at once whether each word counts."),
+    );
+    this.form.replaceChildren(fields);
+    this.form.addEventListener("change", (event) => this.changed(event.target));
+    this.form.addEventListener("submit", (event) => event.preventDefault());
+    this.built = true;
+  }
+
+  fill(settings, dictionaries) {
+    const form = this.form;
+    for (const radio of form.querySelectorAll("input[name=board_size]")) radio.checked = radio.value === settings.board_size;
+    const seconds = new Set(ROUND_SECONDS);
+    if (settings.round_seconds) seconds.add(settings.round_seconds);
+    const secondsSelect = form.querySelector("select[name=round_seconds]");
+    secondsSelect.replaceChildren(
+      ...[...seconds].sort((a, b) => a - b).map((value) => new Option(durationText(value), String(value))),
+      new Option("Untimed (host ends it)", ""),
+    );
+    secondsSelect.value = settings.round_seconds ? String(settings.round_seconds) : "";
+    const lengths = new Set(MIN_LENGTHS);
+    lengths.add(settings.min_length);
+    const lengthSelect = form.querySelector("select[name=min_length]");
+    lengthSelect.replaceChildren(
+      ...[...lengths].sort((a, b) => a - b).map((value) => new Option(`${value} letters`, String(value))),
+    );
+    lengthSelect.value = String(settings.min_length);
+    const dictionarySelect = form.querySelector("select[name=dictionary]");
+    if (!dictionaries[settings.dictionary]) dictionarySelect.append(new Option(settings.dictionary, settings.dictionary));
+    dictionarySelect.value = settings.dictionary;
+    form.querySelector("input[name=cancel_duplicates]").checked = settings.cancel_duplicates;
+    form.querySelector("input[name=instant_verdicts]").checked = settings.instant_verdicts;
+  }
+
+  changed(control) {
+    let value;
+    if (control.type === "checkbox") value = control.checked;
+    else if (control.name === "round_seconds") value = control.value ? Number(control.value) : null;
+    else if (control.name === "min_length") value = Number(control.value);
+    else value = control.value;
+    this.say("Saving…");
+    this.onChange({ [control.name]: value });
+  }
+
+  saved() {
+    this.say("Saved ✓");
+  }
+
+  failed(message) {
+    this.say(message);
+  }
+
+  say(text) {
+    this.status.textContent = text;
+    window.clearTimeout(this.timer);
+    if (text) this.timer = window.setTimeout(() => (this.status.textContent = ""), 4000);
+  }
+
+  describe(settings, dictionaries) {
+    const item = (term, value) => [h("dt", { text: term }), h("dd", { text: value })];
+    const size = SIZES.find(([value]) => value === settings.board_size);
+    return [
+      ...item("Board", size ? `${size[1]} ${size[2]}` : settings.board_size),
+      ...item("Round length", durationText(settings.round_seconds)),
+      ...item("Shortest word", `${settings.min_length} letters`),
+      ...item("Dictionary", dictionaries[settings.dictionary] || settings.dictionary),
+      ...item("Duplicates", settings.cancel_duplicates ? "cancel (score for nobody)" : "score for everyone"),
+      ...item("Verdicts", settings.instant_verdicts ? "at once" : "with the results"),
+      ...(settings.next_board ? item("Next board", "set by the host") : []),
+    ];
+  }
+}

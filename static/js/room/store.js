@@ -1,0 +1,220 @@
+// The room as this page knows it: the server's state, kept current by room events, plus
+// what only this page knows (unanswered words, the connection, why play stopped).
+//
+// Events are applied idempotently (players by id, round and results whole), so one that
+// arrives twice or after a sync does no harm. Views subscribe and redraw what changed.
+
+const STATUS_ORDER = { preparing: 0, running: 1, ended: 2 };
+
+export class RoomStore {
+  constructor(state) {
+    this.listeners = [];
+    this.connection = { status: "connecting" };
+    this.gone = null; // {reason, message}: kicked, removed, room deleted
+    this.lastVerdict = null;
+    this.words = [];
+    this.replace(state);
+  }
+
+  subscribe(listener) {
+    this.listeners.push(listener);
+  }
+
+  notify(...parts) {
+    const changed = new Set(parts);
+    for (const listener of this.listeners) listener(this, changed);
+  }
+
+  // ------------------------------------------------------------------ reading
+
+  get you() {
+    return this.state.you;
+  }
+
+  get isHost() {
+    return this.state.you !== null && this.state.you === this.state.host_id;
+  }
+
+  get round() {
+    return this.state.round;
+  }
+
+  /** What the page shows: join, lobby, play, results, or gone. */
+  get phase() {
+    if (this.gone) return "gone";
+    if (this.state.you === null || this.state.you === undefined) return "join";
+    const round = this.state.round;
+    if (!round) return "lobby";
+    return round.status === "ended" ? "results" : "play";
+  }
+
+  player(id) {
+    return this.state.players.find((player) => player.id === id) || null;
+  }
+
+  nickname(id) {
+    const player = this.player(id);
+    if (player) return player.nickname;
+    const results = this.state.results;
+    const ranked = results && results.players.find((entry) => entry.id === id);
+    return ranked ? ranked.nickname : "someone";
+  }
+
+  // ------------------------------------------------------------------ changing
+
+  /** A full state from the server (first message, sync, or an HTTP answer). */
+  replace(state) {
+    const previousRound = this.state && this.state.round ? this.state.round.number : null;
+    this.state = { ...state, players: [...state.players] };
+    this.version = state.version || 0;
+    const roundNumber = state.round ? state.round.number : null;
+    const pending = roundNumber === previousRound ? this.words.filter((word) => word.pending) : [];
+    this.words = (state.my_words || []).map((word) => ({ ...word, pending: false }));
+    const known = new Set(this.words.map((word) => word.client_id));
+    for (const word of pending) if (!known.has(word.client_id)) this.words.push(word);
+    this.notify("all");
+  }
+
+  /**
+   * A room event. Returns "stale" (already applied), "applied", or "gap" (applied, but
+   * events were missed before it: the caller asks for a sync).
+   */
+  applyEvent(event) {
+    if (typeof event.version === "number") {
+      if (event.version <= this.version) return "stale";
+      const gap = event.version > this.version + 1;
+      this.version = event.version;
+      this.apply(event);
+      return gap ? "gap" : "applied";
+    }
+    this.apply(event);
+    return "applied";
+  }
+
+  apply(event) {
+    const state = this.state;
+    switch (event.type) {
+      case "player.joined":
+        if (!this.player(event.player.id)) {
+          state.players.push({ total_points: 0, ...event.player });
+        }
+        this.notify("players");
+        break;
+      case "player.left":
+        state.players = state.players.filter((player) => player.id !== event.player_id);
+        this.notify("players");
+        break;
+      case "player.online": {
+        const player = this.player(event.player_id);
+        if (player) player.online = event.online;
+        this.notify("players");
+        break;
+      }
+      case "host.changed":
+        state.host_id = event.host_id;
+        for (const player of state.players) player.is_host = player.id === event.host_id;
+        this.notify("players", "host");
+        break;
+      case "settings.changed":
+        state.settings = event.settings;
+        this.notify("settings");
+        break;
+      case "round.preparing":
+      case "round.started":
+        this.setRound(event.round);
+        break;
+      case "round.counts":
+        if (state.round && state.round.status === "running") {
+          state.counts = event.counts;
+          this.notify("counts");
+        }
+        break;
+      case "round.ended":
+        this.endRound(event.results);
+        break;
+      default:
+        break;
+    }
+  }
+
+  setRound(round) {
+    const state = this.state;
+    const current = state.round;
+    if (current && round.number < current.number) return;
+    const isNew = !current || round.number !== current.number;
+    // Events from different server processes may cross: never step a round back.
+    if (!isNew && STATUS_ORDER[round.status] < STATUS_ORDER[current.status]) return;
+    state.round = round;
+    if (isNew) {
+      state.counts = {};
+      state.results = null;
+      if (state.settings) state.settings = { ...state.settings, next_board: null };
+      this.words = [];
+      this.lastVerdict = null;
+    }
+    this.notify("round", "words", "counts");
+  }
+
+  endRound(results) {
+    const state = this.state;
+    if (state.round && results.round.number < state.round.number) return;
+    state.round = results.round;
+    state.results = results;
+    state.counts = {};
+    for (const entry of results.players) {
+      const player = this.player(entry.id);
+      if (player) player.total_points = entry.total_points;
+    }
+    this.notify("round", "results", "players");
+  }
+
+  addPending(entry) {
+    this.words.push({ word: entry.word, client_id: entry.client_id, verdict: "pending", pending: true });
+    this.notify("words");
+  }
+
+  /** The server's answer to one of our entries. */
+  verdict(message) {
+    const entry = {
+      word: message.word,
+      client_id: message.client_id,
+      verdict: message.verdict,
+      accepted: message.accepted,
+      reason: message.reason,
+      pending: false,
+    };
+    const index = this.words.findIndex((word) => message.client_id && word.client_id === message.client_id);
+    if (index >= 0) this.words[index] = entry;
+    else this.words.push(entry);
+    this.lastVerdict = { ...entry, at: Date.now() };
+    this.notify("words", "verdict");
+  }
+
+  /** An entry the server refused with an error (wrong time, bad input): show it refused. */
+  refuse(clientId, message) {
+    const index = this.words.findIndex((word) => word.client_id === clientId);
+    const word = index >= 0 ? this.words[index].word : "";
+    const entry = { word, client_id: clientId, verdict: "error", accepted: false, reason: message, pending: false };
+    if (index >= 0) this.words[index] = entry;
+    this.lastVerdict = { ...entry, at: Date.now() };
+    this.notify("words", "verdict");
+  }
+
+  markWaiting(clientId, waiting) {
+    const word = this.words.find((entry) => entry.client_id === clientId);
+    if (word) {
+      word.waiting = waiting;
+      this.notify("words");
+    }
+  }
+
+  setConnection(status, detail = {}) {
+    this.connection = { status, ...detail };
+    this.notify("connection");
+  }
+
+  setGone(reason, message) {
+    this.gone = { reason, message };
+    this.notify("all");
+  }
+}

@@ -1,0 +1,311 @@
+"""Helpers for the browser tests: a real Daphne server, and the moves of a player.
+
+The server is a Daphne subprocess (pytest-django's ``live_server`` speaks WSGI only, so it
+has no websockets) on a free port, with its own throwaway SQLite database. Players are
+Playwright pages in Debian's Chromium; they act only through the page, as people would.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+import urllib.request
+from datetime import UTC, datetime
+from pathlib import Path
+
+from playwright.sync_api import Page, expect
+
+from solver import dictionaries, from_faces, solve
+from solver.solve import FoundWord
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = Path(os.environ.get("BOGGLE_CHROMIUM", "/usr/bin/chromium"))
+# Flags for Chromium in this sandbox: no setuid sandbox as root, no GPU, and no calls home
+# (the network is closed, and failing look-ups slow every start).
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+PHONE = {"width": 360, "height": 640}
+DESKTOP = {"width": 1280, "height": 860}
+# Where screenshots go when set (e.g. docs/screenshots); unset, none are written.
+SCREENSHOT_DIR = os.environ.get("BOGGLE_SCREENSHOT_DIR", "")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class DaphneServer:
+    """The site under Daphne (HTTP and websockets) against its own SQLite file.
+
+    Settings come from the environment (boggle_site/env.py): ``DATABASE_URL`` points at
+    the throwaway database, and ``DJANGO_DEBUG=1`` keeps the development setup otherwise
+    (static files from ``static/``, in-memory channel layer, in-process tasks).
+    """
+
+    def __init__(self, workdir: Path, port: int | None = None) -> None:
+        self.workdir = workdir
+        self.db_path = workdir / "db.sqlite3"
+        self.port = port or free_port()
+        self.log_path = workdir / f"daphne-{self.port}.log"
+        self.process: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def env(self) -> dict[str, str]:
+        env = {
+            key: value
+            for key, value in os.environ.items()
+            if key not in {"REDIS_URL", "DATABASE_URL", "DJANGO_ALLOWED_HOSTS"}
+        }
+        env.update(
+            DJANGO_SETTINGS_MODULE="boggle_site.settings",
+            DATABASE_URL=f"sqlite:///{self.db_path}",
+            DJANGO_DEBUG="1",
+            DJANGO_ALLOWED_HOSTS="127.0.0.1,localhost",
+            PYTHONUNBUFFERED="1",
+        )
+        return env
+
+    def migrate(self) -> None:
+        result = subprocess.run(
+            [sys.executable, "manage.py", "migrate", "--noinput"],
+            cwd=REPO_ROOT,
+            env=self.env(),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert result.returncode == 0, f"migrate failed:\n{result.stdout}\n{result.stderr}"
+
+    def start(self, timeout: float = 30.0) -> None:
+        """Start Daphne and wait until the start page answers."""
+        daphne = Path(sys.executable).parent / "daphne"
+        log = self.log_path.open("a")
+        self.process = subprocess.Popen(
+            [str(daphne), "-b", "127.0.0.1", "-p", str(self.port), "boggle_site.asgi:application"],
+            cwd=REPO_ROOT,
+            env=self.env(),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group: stop() ends it and its children
+        )
+        log.close()
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise AssertionError(f"daphne exited with {self.process.returncode}:\n{self.log()}")
+            try:
+                with urllib.request.urlopen(self.url + "/", timeout=2) as response:
+                    if response.status == 200:
+                        return
+            except OSError:
+                time.sleep(0.2)
+        self.stop()
+        raise AssertionError(f"daphne did not answer within {timeout} s:\n{self.log()}")
+
+    def stop(self) -> None:
+        process, self.process = self.process, None
+        if process is None or process.poll() is not None:
+            return
+        try:
+            os.killpg(process.pid, signal.SIGTERM)
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=10)
+        except ProcessLookupError:
+            pass
+
+    def log(self) -> str:
+        return self.log_path.read_text() if self.log_path.exists() else ""
+
+    def end_round_now(self, code: str) -> None:
+        """Move the room's running round's deadline to now, so the server ends it at once.
+
+        Rounds last at least 30 s; the test only needs the server's own end-of-round path
+        (deadline watcher, scoring, ``round.ended`` to every page), not the wait.
+        Django stores UTC datetimes in SQLite as ``YYYY-MM-DD HH:MM:SS.ffffff`` text.
+        """
+        now = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S.%f")
+        with sqlite3.connect(self.db_path, timeout=10) as db:
+            changed = db.execute(
+                "UPDATE games_round SET ends_at = ? WHERE status = 'running' AND room_id = "
+                "(SELECT id FROM games_room WHERE code = ?)",
+                (now, code),
+            ).rowcount
+        assert changed == 1, f"room {code} has no running round"
+
+
+# ---------------------------------------------------------------- a player's moves
+
+
+def watch_errors(page: Page) -> list[str]:
+    """Collect the page's uncaught errors and console errors; tests assert none."""
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(f"pageerror: {error}"))
+    page.on(
+        "console",
+        lambda message: (
+            errors.append(f"console: {message.text}") if message.type == "error" else None
+        ),
+    )
+    return errors
+
+
+def create_room(page: Page, base_url: str, nickname: str) -> str:
+    """Create a room from the start page with its default settings; returns the code."""
+    page.goto(base_url + "/")
+    page.get_by_label("Your nickname").fill(nickname)
+    page.get_by_role("button", name="Create room").click()
+    page.wait_for_url("**/r/*/")
+    expect(page.locator("#lobby-panel")).to_be_visible()
+    return page.url.rstrip("/").rsplit("/", 1)[1]
+
+
+def join_room(page: Page, link: str, nickname: str) -> None:
+    page.goto(link)
+    page.get_by_label("Your nickname").fill(nickname)
+    page.locator("#join-form button[type=submit]").click()
+    expect(page.locator("#game")).to_be_visible()
+
+
+def wait_until_playing(page: Page, timeout: float = 20_000) -> None:
+    """Wait for the countdown to end: the word field opens."""
+    expect(page.locator("#entry")).to_be_enabled(timeout=timeout)
+
+
+def board_faces(page: Page) -> list[list[str]]:
+    """The board as shown: rows of faces, read from the dice."""
+    size = page.locator("#play-board .board").get_attribute("data-size")
+    rows, cols = (int(n) for n in size.split("x"))
+    faces = page.locator("#play-board .die").evaluate_all("dice => dice.map(d => d.dataset.face)")
+    assert len(faces) == rows * cols and all(faces), faces
+    return [faces[r * cols : (r + 1) * cols] for r in range(rows)]
+
+
+def words_on(faces: list[list[str]], min_length: int = 3) -> list[FoundWord]:
+    """Every English word on the board, by the project's solver (best first)."""
+    solution = solve(from_faces(faces), dictionaries.load("english"), min_length)
+    return list(solution.words)
+
+
+def type_word(page: Page, word: str) -> None:
+    page.locator("#entry").fill(word)
+    page.locator("#entry").press("Enter")
+
+
+def die_centre(page: Page, cell: int) -> tuple[float, float]:
+    box = page.locator(f'#play-board .die[data-cell="{cell}"]').bounding_box()
+    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+
+
+def drag_word(page: Page, path: list[int] | tuple[int, ...], touch: bool) -> None:
+    """Drag across the dice of ``path`` and let go: a finger (touch events) or the mouse."""
+    points = [die_centre(page, cell) for cell in path]
+    steps = 6
+    track = [points[0]]
+    for (x0, y0), (x1, y1) in itertools.pairwise(points):
+        track += [
+            (x0 + (x1 - x0) * i / steps, y0 + (y1 - y0) * i / steps) for i in range(1, steps + 1)
+        ]
+    if touch:
+        cdp = page.context.new_cdp_session(page)
+
+        def touch_event(kind: str, point: tuple[float, float] | None) -> None:
+            points = [] if point is None else [{"x": point[0], "y": point[1], "id": 1}]
+            cdp.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points})
+
+        touch_event("touchStart", track[0])
+        for point in track[1:]:
+            touch_event("touchMove", point)
+        touch_event("touchEnd", None)
+        cdp.detach()
+    else:
+        page.mouse.move(*track[0])
+        page.mouse.down()
+        for point in track[1:]:
+            page.mouse.move(*point)
+        page.mouse.up()
+
+
+def tap_word(page: Page, path: list[int] | tuple[int, ...]) -> None:
+    """Tap the dice of ``path`` one by one, then the last one again to submit."""
+    for cell in [*path, path[-1]]:
+        page.locator(f'#play-board .die[data-cell="{cell}"]').tap()
+
+
+def my_word(page: Page, word: str, kind: str = "good"):
+    """The entry for ``word`` in the player's own list, in state ``kind`` (good, bad, …)."""
+    return page.locator(f'#my-words li.word.{kind}[data-word="{word}"]')
+
+
+def overflowing(page: Page) -> list[str]:
+    """Visible elements reaching past the viewport's sides, and the page's scroll width."""
+    return page.evaluate(
+        """() => {
+        const width = document.documentElement.clientWidth;
+        const found = [];
+        if (document.documentElement.scrollWidth > width) {
+          found.push(`page scrolls sideways: ${document.documentElement.scrollWidth} > ${width}`);
+        }
+        for (const el of document.body.querySelectorAll('*')) {
+          if (el.closest('.visually-hidden, [hidden], script, template')) continue;
+          const box = el.getBoundingClientRect();
+          if (!box.width || !box.height) continue;
+          if (box.right > width + 1 || box.left < -1) {
+            found.push(`${el.tagName.toLowerCase()}${el.id ? '#' + el.id : ''}.${el.className}: ${Math.round(box.left)}..${Math.round(box.right)}`);
+          }
+        }
+        return found;
+    }"""
+    )
+
+
+def small_targets(page: Page, minimum: float = 44) -> list[str]:
+    """Visible controls smaller than ``minimum`` CSS pixels in either direction."""
+    return page.evaluate(
+        """(minimum) => {
+        const selector = 'button, select, a.button, summary, input:not([type=checkbox]):not([type=radio]),'
+          + ' .check, .segmented span';
+        const found = [];
+        for (const el of document.querySelectorAll(selector)) {
+          if (el.closest('[hidden], .visually-hidden')) continue;
+          const box = el.getBoundingClientRect();
+          if (!box.width || !box.height) continue;
+          if (box.width < minimum - 0.5 || box.height < minimum - 0.5) {
+            found.push(`${el.tagName.toLowerCase()}${el.id ? '#' + el.id : ''} "${el.textContent.trim().slice(0, 30)}": ${Math.round(box.width)}x${Math.round(box.height)}`);
+          }
+        }
+        return found;
+    }""",
+        minimum,
+    )
+
+
+def screenshot(page: Page, name: str, full_page: bool = False) -> None:
+    """Save a screenshot as ``<name>.png`` when BOGGLE_SCREENSHOT_DIR is set: what the
+    screen shows (as a player sees it), or the whole page."""
+    if not SCREENSHOT_DIR:
+        return
+    target = Path(SCREENSHOT_DIR)
+    if not target.is_absolute():
+        target = REPO_ROOT / target
+    target.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(target / f"{name}.png"), full_page=full_page, animations="disabled")
