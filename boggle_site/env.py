@@ -143,3 +143,10 @@ def dictionary_dir(env: Env, base_dir: Path) -> Path:
     """Where compiled dictionaries live: BOGGLE_DICTIONARY_DIR or var/dictionaries."""
     value = get_str(env, "BOGGLE_DICTIONARY_DIR")
     return Path(value) if value else base_dir / "var" / "dictionaries"
+
+
+def media_dir(env: Env, base_dir: Path) -> Path:
+    """Where uploaded board photos live: BOGGLE_MEDIA_DIR or var/media. In production it
+    must be shared by the web processes (which save) and the workers (which read)."""
+    value = get_str(env, "BOGGLE_MEDIA_DIR")
+    return Path(value) if value else base_dir / "var" / "media"

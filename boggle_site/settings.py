@@ -30,7 +30,9 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "channels",
+    "dictionaries",
     "games",
+    "photos",
 ]
 
 MIDDLEWARE = [
@@ -80,6 +82,10 @@ LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
+
+# Uploaded board photos (photos app); not served publicly.
+MEDIA_URL = "media/"
+MEDIA_ROOT = env.media_dir(ENV, BASE_DIR)
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]

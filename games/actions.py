@@ -18,6 +18,7 @@ from django.db.models import Exists, F, OuterRef
 from django.db.models.functions import Lower
 from django.utils import timezone
 
+from dictionaries.exceptions import DictionaryError
 from games import events, presenters
 from games.exceptions import (
     InvalidInput,
@@ -25,14 +26,22 @@ from games.exceptions import (
     NotAPlayer,
     NotHost,
     RoomNotFound,
+    RoundNotFound,
     WrongRoundState,
 )
-from games.lexicons import available_dictionaries, get_lexicon
+from games.lexicons import (
+    available_dictionaries,
+    current_version,
+    default_dictionary,
+    get_lexicon,
+    lexicon_for_round,
+)
 from games.models import (
     MAX_ROUND_SECONDS,
     MIN_ROUND_SECONDS,
     NICKNAME_MAX_LENGTH,
     BoardSize,
+    Challenge,
     Player,
     Room,
     Round,
@@ -41,8 +50,18 @@ from games.models import (
 from solver.board import parse_board
 from solver.dice import DICE_SETS, roll
 from solver.errors import SolverError
-from solver.judge import MAX_ENTRY_LENGTH, Judgement, Verdict, judge_entry, score_round
-from solver.solve import solve
+from solver.judge import (
+    MAX_ENTRY_LENGTH,
+    Judgement,
+    Verdict,
+    find_word_path,
+    judge_entry,
+    normalise_entry,
+    score_round,
+)
+from solver.lexicon import Lexicon
+from solver.scoring import word_points
+from solver.solve import FoundWord, solve
 
 logger = logging.getLogger(__name__)
 
@@ -185,7 +204,7 @@ def current_round(room_id: int) -> Round | None:
 @transaction.atomic
 def do_create_room(nickname: Any, room_settings: Any = None) -> tuple[Room, Player]:
     """Create a room with its host; settings are optional (defaults make a classic game)."""
-    room = Room()
+    room = Room(dictionary=default_dictionary())
     cleaned = check_settings(room, room_settings or {})
     nickname = check_nickname(room, nickname)
     for field, value in cleaned.items():
@@ -353,8 +372,10 @@ def do_start_round(host: Player) -> Round:
     if previous is not None and previous.status != Round.Status.ENDED:
         raise WrongRoundState("a round is already under way")
     try:
-        get_lexicon(room.dictionary)
-    except SolverError as error:
+        # The round keeps this version: recompiling the dictionary later never changes it.
+        version = current_version(room.dictionary)
+        get_lexicon(version)
+    except (DictionaryError, SolverError) as error:
         raise InvalidInput(f"the room's dictionary cannot be used: {error}") from None
     if room.next_board:
         board_text, dice_set = room.next_board, ""
@@ -371,6 +392,7 @@ def do_start_round(host: Player) -> Round:
         dice_set=dice_set,
         min_length=room.effective_min_length(),
         dictionary=room.dictionary,
+        dictionary_version=version,
         cancel_duplicates=room.cancel_duplicates,
         instant_verdicts=room.instant_verdicts,
         round_seconds=room.round_seconds,
@@ -395,8 +417,7 @@ def do_prepare_round(round_id: int) -> bool:
     round_ = Round.objects.filter(pk=round_id).select_related("room").first()
     if round_ is None or round_.status != Round.Status.PREPARING:
         return False
-    lexicon = get_lexicon(round_.dictionary)
-    solution = solve(parse_board(round_.board), lexicon, round_.min_length)
+    words = _solve(round_, lexicon_for_round(round_))
     with transaction.atomic():
         starts_at = timezone.now() + timedelta(seconds=COUNTDOWN_SECONDS)
         ends_at = (
@@ -404,8 +425,8 @@ def do_prepare_round(round_id: int) -> bool:
         )
         updated = Round.objects.filter(pk=round_id, status=Round.Status.PREPARING).update(
             status=Round.Status.RUNNING,
-            solution=[[w.word, w.points, list(w.path)] for w in solution.words],
-            max_points=solution.total_points,
+            solution=[[w.word, w.points, list(w.path)] for w in words],
+            max_points=sum(w.points for w in words),
             starts_at=starts_at,
             ends_at=ends_at,
         )
@@ -416,6 +437,21 @@ def do_prepare_round(round_id: int) -> bool:
         if ends_at is not None:
             transaction.on_commit(lambda: _schedule_end(round_id, ends_at))
     return True
+
+
+def _solve(round_: Round, lexicon: Lexicon) -> list[FoundWord]:
+    """Every word on the round's board: the dictionary's, and the words the room accepted on
+    a challenge (house words) where the board spells them. Highest points first, then
+    alphabetical, as ``solve`` sorts."""
+    board = parse_board(round_.board)
+    words = list(solve(board, lexicon, round_.min_length).words)
+    known = {found.word for found in words}
+    for word in house_words(round_.room_id, round_.dictionary) - known:
+        path = find_word_path(board, word) if len(word) >= round_.min_length else None
+        if path is not None:
+            words.append(FoundWord(word, path, word_points(len(word), round_.rows, round_.cols)))
+    words.sort(key=lambda found: (-found.points, found.word))
+    return words
 
 
 def _schedule_end(round_id: int, ends_at) -> None:
@@ -514,9 +550,10 @@ def _judge(round_: Round, player: Player, entry: str) -> Judgement:
     return judge_entry(
         entry,
         parse_board(round_.board),
-        get_lexicon(round_.dictionary),
+        lexicon_for_round(round_),
         round_.min_length,
         already=already,
+        extra_words=house_words(round_.room_id, round_.dictionary),
     )
 
 
@@ -565,6 +602,150 @@ def _score(round_: Round) -> None:
         submission.cancelled = item.cancelled
     Submission.objects.bulk_update(accepted, ["points", "cancelled"])
     Submission.objects.filter(round=round_).exclude(verdict=Verdict.ACCEPTED).update(points=0)
+
+
+# ---------------------------------------------------------------- house rules: challenges
+
+
+def house_words(room_id: int, dictionary: str) -> frozenset[str]:
+    """Words the room's host accepted on a challenge; they count in the room's rounds played
+    with ``dictionary`` (a word accepted in English says nothing about French)."""
+    return frozenset(
+        Challenge.objects.filter(
+            room_id=room_id, dictionary=dictionary, status=Challenge.Status.ACCEPTED
+        ).values_list("word", flat=True)
+    )
+
+
+def check_challenge(player: Player, word: Any, round_number: Any) -> tuple[Round, str]:
+    """The ended round and the word (as judged) that ``player`` challenges: one of their own
+    entries refused as not in the dictionary, spelled on the board, not challenged yet."""
+    if not _is_int(round_number):
+        raise InvalidInput("round_number is a number")
+    if not isinstance(word, str) or not word.strip() or len(word) > MAX_ENTRY_LENGTH:
+        raise InvalidInput("word is a refused word as the results show it")
+    round_ = Round.objects.filter(room_id=player.room_id, number=round_number).first()
+    if round_ is None:
+        raise RoundNotFound(f"this room has no round {round_number}")
+    if round_.status != Round.Status.ENDED:
+        raise WrongRoundState("challenges come with the results, once the round has ended")
+    judged = normalise_entry(word, lexicon_for_round(round_)) or word.strip().lower()
+    verdicts = set(
+        Submission.objects.filter(round=round_, player=player, word=judged).values_list(
+            "verdict", flat=True
+        )
+    )
+    if not verdicts:
+        raise InvalidInput(f"you did not enter {judged!r} in round {round_number}")
+    if Verdict.ACCEPTED in verdicts:
+        raise InvalidInput(f"{judged!r} already counts")
+    if Verdict.NOT_IN_DICTIONARY not in verdicts:
+        reason = Verdict(min(verdicts)).message
+        raise InvalidInput(
+            "only words refused as not in the dictionary can be challenged; "
+            f"{judged!r} was refused: {reason}"
+        )
+    if find_word_path(parse_board(round_.board), judged) is None:
+        raise InvalidInput(f"{judged!r} is not on the board either: accepting it changes nothing")
+    earlier = Challenge.objects.filter(round=round_, word=judged).select_related("player").first()
+    if earlier is not None:
+        raise InvalidInput(
+            f"{earlier.player.nickname} already challenged {judged!r} ({earlier.status})"
+        )
+    return round_, judged
+
+
+@transaction.atomic
+def do_challenge(player: Player, word: Any, round_number: Any) -> Challenge:
+    """A player asks the host to accept a word the dictionary refused; everyone hears of it
+    (``challenge.opened``) and the host rules with ``do_rule_challenge``."""
+    round_, judged = check_challenge(player, word, round_number)
+    try:
+        with transaction.atomic():
+            challenge = Challenge.objects.create(
+                room_id=player.room_id,
+                round=round_,
+                player=player,
+                word=judged,
+                dictionary=round_.dictionary,
+            )
+    except IntegrityError:  # another player challenged the same word a moment earlier
+        raise InvalidInput(f"{judged!r} was just challenged by someone else") from None
+    room = Room.objects.get(pk=player.room_id)
+    events.emit_to_room(
+        room, "challenge.opened", {"challenge": presenters.challenge_dict(challenge)}
+    )
+    return challenge
+
+
+@transaction.atomic
+def do_rule_challenge(host: Player, challenge_id: Any, accept: Any) -> Challenge:
+    """The host accepts or declines a challenge (``challenge.ruled``). Accepting re-judges
+    the round's entries of the word for every player, adds it to the round's solution,
+    rescores the round with the duplicate rule (``round.rescored``), and makes the word
+    count in the room's later rounds with the same dictionary."""
+    check_host(host)
+    if not _is_int(challenge_id):
+        raise InvalidInput("challenge_id is a number")
+    if not isinstance(accept, bool):
+        raise InvalidInput("accept is true or false")
+    room = Room.objects.select_for_update().get(pk=host.room_id)  # one ruling at a time
+    challenge = Challenge.objects.filter(pk=challenge_id, room=room).first()
+    if challenge is None:
+        raise InvalidInput("no such challenge in this room")
+    if challenge.status != Challenge.Status.PENDING:
+        raise InvalidInput(f"that challenge was already {challenge.status}")
+    challenge.status = Challenge.Status.ACCEPTED if accept else Challenge.Status.DECLINED
+    challenge.decided_at = timezone.now()
+    challenge.decided_by = host
+    challenge.save(update_fields=["status", "decided_at", "decided_by"])
+    round_ = Round.objects.select_related("room").get(pk=challenge.round_id)
+    challenge.round = round_
+    events.emit_to_room(
+        room, "challenge.ruled", {"challenge": presenters.challenge_dict(challenge)}
+    )
+    if accept:
+        _accept_word(round_, challenge.word)
+        events.emit_to_room(room, "round.rescored", {"results": presenters.results_dict(round_)})
+    return challenge
+
+
+def _accept_word(round_: Round, word: str) -> None:
+    """Re-judge every entry of ``word`` in an ended round now that the room accepts it (a
+    player's first entry counts, repeats are already_entered), put the word in the round's
+    solution, and score the round again: duplicates cancel as at the end of the round."""
+    board = parse_board(round_.board)
+    lexicon = lexicon_for_round(round_)
+    extra = house_words(round_.room_id, round_.dictionary) | {word}
+    accepted: dict[int, set[str]] = {}
+    for player_id, known in Submission.objects.filter(
+        round=round_, verdict=Verdict.ACCEPTED
+    ).values_list("player_id", "word"):
+        accepted.setdefault(player_id, set()).add(known)
+    entries = list(
+        Submission.objects.filter(
+            round=round_, word=word, verdict=Verdict.NOT_IN_DICTIONARY
+        ).order_by("id")
+    )
+    for entry in entries:
+        already = accepted.setdefault(entry.player_id, set())
+        judgement = judge_entry(
+            word, board, lexicon, round_.min_length, already=already, extra_words=extra
+        )
+        entry.verdict = judgement.verdict
+        if judgement.accepted:
+            already.add(judgement.word)
+    Submission.objects.bulk_update(entries, ["verdict"])
+    if word not in {entry[0] for entry in round_.solution}:
+        path = find_word_path(board, word)
+        if path is not None and len(word) >= round_.min_length:
+            points = word_points(len(word), round_.rows, round_.cols)
+            round_.solution = sorted(
+                [*round_.solution, [word, points, list(path)]], key=lambda e: (-e[1], e[0])
+            )
+            round_.max_points += points
+            round_.save(update_fields=["solution", "max_points"])
+    _score(round_)
 
 
 def end_overdue_rounds() -> int:

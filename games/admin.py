@@ -1,8 +1,16 @@
-"""Staff pages for rooms, players, rounds and submissions."""
+"""Staff pages for rooms, players, rounds, submissions and challenged words."""
 
-from django.contrib import admin
+from collections import defaultdict
 
-from games.models import Player, Room, Round, Submission
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest
+
+from dictionaries import services as dictionary_services
+from dictionaries.exceptions import DictionaryError
+from dictionaries.models import Dictionary, DictionaryEdit
+from games.models import Challenge, Player, Room, Round, Submission
+from solver.errors import SolverError
 
 
 class PlayerInline(admin.TabularInline):
@@ -40,7 +48,7 @@ class RoundAdmin(admin.ModelAdmin):
     list_display = ("room", "number", "status", "board", "dictionary", "starts_at", "ended_at")
     list_filter = ("status", "dictionary")
     search_fields = ("room__code",)
-    readonly_fields = ("solution",)
+    readonly_fields = ("solution", "dictionary_version")
 
 
 @admin.register(Submission)
@@ -48,3 +56,62 @@ class SubmissionAdmin(admin.ModelAdmin):
     list_display = ("word", "verdict", "player", "round", "points", "cancelled", "created_at")
     list_filter = ("verdict", "cancelled")
     search_fields = ("word", "player__nickname", "round__room__code")
+
+
+@admin.register(Challenge)
+class ChallengeAdmin(admin.ModelAdmin):
+    """Words players challenged and how hosts ruled; staff may add them to a dictionary."""
+
+    list_display = (
+        "word",
+        "status",
+        "dictionary",
+        "room",
+        "round_number",
+        "player",
+        "created_at",
+        "decided_at",
+        "added_to",
+    )
+    list_filter = ("status", "dictionary", "added_to", "decided_at")
+    search_fields = ("word", "room__code", "player__nickname")
+    list_select_related = ("room", "round", "player", "added_to")
+    readonly_fields = ("room", "round", "player", "decided_by", "created_at", "decided_at")
+    actions = ["add_to_dictionary"]
+
+    @admin.display(description="round", ordering="round__number")
+    def round_number(self, obj: Challenge) -> int:
+        return obj.round.number
+
+    @admin.action(
+        description="Add the selected words to the dictionary they were played with",
+        permissions=["change"],
+    )
+    def add_to_dictionary(self, request: HttpRequest, queryset: QuerySet) -> None:
+        """One single-word edit per word in its round's dictionary, then one recompile per
+        dictionary; the challenges remember where their word went."""
+        by_dictionary: dict[str, list[Challenge]] = defaultdict(list)
+        for challenge in queryset.select_related("room"):
+            by_dictionary[challenge.dictionary].append(challenge)
+        for name, challenges in sorted(by_dictionary.items()):
+            dictionary = Dictionary.objects.filter(name=name).first()
+            if dictionary is None:
+                self.message_user(request, f"There is no dictionary {name!r}.", messages.ERROR)
+                continue
+            words = sorted({challenge.word for challenge in challenges})
+            rooms = ", ".join(sorted({challenge.room.code for challenge in challenges}))
+            try:
+                dictionary_services.do_edit_words(
+                    dictionary,
+                    words,
+                    DictionaryEdit.Action.ADD,
+                    note=f"challenged in room {rooms}",
+                    user=request.user,
+                )
+            except (DictionaryError, SolverError) as error:
+                self.message_user(request, f"{name}: {error}", messages.ERROR)
+                continue
+            Challenge.objects.filter(pk__in=[c.pk for c in challenges]).update(added_to=dictionary)
+            self.message_user(
+                request, f"Added {', '.join(words)} to {name}; recompiling.", messages.SUCCESS
+            )

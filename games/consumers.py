@@ -177,6 +177,26 @@ class RoomConsumer(AsyncWebsocketConsumer):
         await self._send(reply)
         await self.close()
 
+    async def _on_challenge(self, message: dict) -> dict:
+        challenge = await database_sync_to_async(actions.do_challenge)(
+            self.player, message.get("word"), message.get("round_number")
+        )
+        return {
+            "type": "ok",
+            "request": "challenge",
+            "challenge": presenters.challenge_dict(challenge),
+        }
+
+    async def _on_rule_challenge(self, message: dict) -> dict:
+        challenge = await database_sync_to_async(actions.do_rule_challenge)(
+            self.player, message.get("challenge_id"), message.get("accept")
+        )
+        return {
+            "type": "ok",
+            "request": "rule_challenge",
+            "challenge": presenters.challenge_dict(challenge),
+        }
+
     async def _on_sync(self, message: dict) -> dict:
         state = await database_sync_to_async(_state_for)(self.room.pk, self.player.pk)
         return {"type": "state", "state": state}
@@ -197,6 +217,8 @@ class RoomConsumer(AsyncWebsocketConsumer):
         "transfer_host": _on_transfer_host,
         "kick": _on_kick,
         "leave": _on_leave,
+        "challenge": _on_challenge,
+        "rule_challenge": _on_rule_challenge,
         "sync": _on_sync,
         "ping": _on_ping,
     }

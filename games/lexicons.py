@@ -1,37 +1,69 @@
-"""The site's access to compiled dictionaries: loaded once per process and shared.
+"""The site's access to dictionaries: which ones a room may choose, and the compiled word
+list a round is played with, loaded once per process and shared.
 
-Loading maps the compiled file into memory, so every Daphne and Celery process shares the
-same pages; the first use of a dictionary compiles it if needed (``python -m solver build``
-does that ahead of time).
+Dictionaries are rows of the ``dictionaries`` app (staff manage them in the admin). A round
+stores the ``DictionaryVersion`` it started with; a version's file is content-addressed and
+never rewritten, so a lexicon loaded for a path stays right for the life of the process.
+Loading maps the file into memory, so every Daphne and Celery process shares its pages.
 """
 
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
+from pathlib import Path
 
-from solver import dictionaries
-from solver.lexicon import Lexicon
+from dictionaries import services
+from dictionaries.models import DictionaryVersion
+from solver.lexicon import Lexicon, load_lexicon
 
-_loaded: dict[str, Lexicon] = {}
+# Lexicons kept loaded per process (least recently used dropped first): the current
+# versions of the dictionaries in play, plus a few older ones that running rounds still use.
+MAX_LOADED = 16
+
+_loaded: OrderedDict[Path, Lexicon] = OrderedDict()
 _lock = threading.Lock()
 
 
 def available_dictionaries() -> dict[str, str]:
-    """Names and titles of the dictionaries a room may choose."""
-    result = {}
-    for name, entry in dictionaries.NAMED_LISTS.items():
-        if entry.source.exists():
-            result[name] = entry.title
-    return result
+    """Names and titles of the dictionaries a room may choose: enabled, with a compiled
+    version; the default first."""
+    return services.playable()
 
 
-def get_lexicon(name: str) -> Lexicon:
-    """The lexicon called ``name``; raises solver.LexiconError if there is none."""
-    lexicon = _loaded.get(name)
-    if lexicon is None:
-        with _lock:
-            lexicon = _loaded.get(name)
-            if lexicon is None:
-                lexicon = dictionaries.load(name)
-                _loaded[name] = lexicon
+def default_dictionary() -> str:
+    """The name of the dictionary new rooms play with."""
+    return services.default_name()
+
+
+def current_version(name: str) -> DictionaryVersion:
+    """The version a round starting now plays with; raises
+    dictionaries.exceptions.DictionaryUnavailable saying why there is none."""
+    return services.current_version(name)
+
+
+def get_lexicon(version: DictionaryVersion) -> Lexicon:
+    """The lexicon of a dictionary version (cached per file); raises solver.LexiconError if
+    its file is missing or corrupt."""
+    path = services.version_path(version)
+    with _lock:
+        lexicon = _loaded.get(path)
+        if lexicon is not None:
+            _loaded.move_to_end(path)
+            return lexicon
+    lexicon = load_lexicon(path)  # outside the lock: other threads keep reading
+    with _lock:
+        _loaded[path] = lexicon
+        _loaded.move_to_end(path)
+        while len(_loaded) > MAX_LOADED:
+            _loaded.popitem(last=False)
     return lexicon
+
+
+def lexicon_for_round(round_) -> Lexicon:
+    """The lexicon a round is judged, solved and scored with: the version it started with
+    (rounds from before versions existed use their dictionary's current version)."""
+    version = round_.dictionary_version
+    if version is None:
+        version = current_version(round_.dictionary)
+    return get_lexicon(version)

@@ -163,6 +163,15 @@ class Round(models.Model):
     dice_set = models.CharField(max_length=32, blank=True)
     min_length = models.PositiveSmallIntegerField()
     dictionary = models.CharField(max_length=64)
+    dictionary_version = models.ForeignKey(
+        "dictionaries.DictionaryVersion",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="rounds",
+        help_text="The compiled word list the round is judged, solved and scored with "
+        "(empty for rounds from before versions: they use the dictionary's current one).",
+    )
     cancel_duplicates = models.BooleanField()
     instant_verdicts = models.BooleanField()
     round_seconds = models.PositiveIntegerField(null=True, blank=True)
@@ -216,3 +225,49 @@ class Submission(models.Model):
 
     def __str__(self) -> str:
         return f"{self.word} ({self.verdict})"
+
+
+class Challenge(models.Model):
+    """A house rule at the table: a player asks that a word the dictionary refused count,
+    and the host rules. An accepted word counts for the challenger and everyone else who
+    entered it in that round, and in the room's later rounds with the same dictionary."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "pending"
+        ACCEPTED = "accepted", "accepted"
+        DECLINED = "declined", "declined"
+
+    room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="challenges")
+    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="challenges")
+    player = models.ForeignKey(
+        Player, on_delete=models.CASCADE, related_name="challenges", help_text="Who challenged."
+    )
+    word = models.CharField(max_length=80, help_text="As judged: lower-case, accents folded.")
+    dictionary = models.CharField(
+        max_length=64, help_text="The round's dictionary: the ruling holds for rounds with it."
+    )
+    status = models.CharField(
+        max_length=16, choices=Status.choices, default=Status.PENDING, db_index=True
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    decided_at = models.DateTimeField(null=True, blank=True)
+    decided_by = models.ForeignKey(
+        Player, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    added_to = models.ForeignKey(
+        "dictionaries.Dictionary",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="Set when staff add the word to a dictionary.",
+    )
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["round", "word"], name="one_challenge_per_word"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.word} ({self.status})"

@@ -12,7 +12,7 @@ from datetime import datetime
 from django.db.models import Count, Sum
 
 from games.lexicons import available_dictionaries
-from games.models import Player, Room, Round, Submission
+from games.models import Challenge, Player, Room, Round, Submission
 from solver.board import parse_board
 from solver.judge import Verdict
 from solver.scoring import points_table
@@ -167,6 +167,24 @@ def results_dict(round_: Round) -> dict:
         ],
         "max_points": round_.max_points,
         "word_count": len(round_.solution),
+        "challenges": [
+            challenge_dict(challenge)
+            for challenge in round_.challenges.select_related("player", "round").order_by("id")
+        ],
+    }
+
+
+def challenge_dict(challenge: Challenge) -> dict:
+    """A challenge of a refused word, and the host's ruling once made."""
+    return {
+        "id": challenge.id,
+        "round_number": challenge.round.number,
+        "word": challenge.word,
+        "player_id": challenge.player_id,
+        "nickname": challenge.player.nickname,
+        "status": challenge.status,
+        "created_at": timestamp_ms(challenge.created_at),
+        "decided_at": timestamp_ms(challenge.decided_at),
     }
 
 

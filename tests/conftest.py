@@ -19,8 +19,12 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 POSTGRES_URL = os.environ.get(
     "BOGGLE_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/postgres"
 )
-# Database 15, so that tests never mix keys with a development server on database 0.
-REDIS_URL = os.environ.get("BOGGLE_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
+# A database from 1 to 15 picked by process id: never a development server's database 0,
+# and two test runs at once (say, two engineers on one machine) rarely share one, so one
+# run's flushes and workers do not disturb the other's.
+REDIS_URL = os.environ.get(
+    "BOGGLE_TEST_REDIS_URL", f"redis://127.0.0.1:6379/{1 + os.getpid() % 15}"
+)
 
 
 def _reachable(url: str, default_port: int) -> bool:

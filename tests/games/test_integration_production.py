@@ -1,6 +1,6 @@
 """Production mode end to end: PostgreSQL, Redis, two Daphne processes and a Celery worker.
 
-Each test gets a throwaway database (migrated, then dropped), a flushed Redis database 15,
+Each test gets a throwaway database (migrated, then dropped), a flushed Redis test database,
 two web processes ("A" and "B") and one worker, all as subprocesses with the production
 environment. Players talk to different web processes, as they would behind the proxy, so
 every event crosses processes through the Redis channel layer. Subprocess logs are printed

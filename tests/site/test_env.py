@@ -109,3 +109,13 @@ def test_get_bool_blank_or_unknown_uses_default() -> None:
     assert env.get_bool({"X": " "}, "X", default=True) is True
     assert env.get_bool({}, "X", default=True) is True
     assert env.get_bool({"X": "maybe"}, "X") is False
+
+
+def test_media_dir_defaults_to_var_and_follows_the_environment(tmp_path) -> None:
+    """Uploaded photos go to var/media unless BOGGLE_MEDIA_DIR names a shared directory."""
+    from pathlib import Path
+
+    from boggle_site import env as env_module
+
+    assert env_module.media_dir({}, tmp_path) == tmp_path / "var" / "media"
+    assert env_module.media_dir({"BOGGLE_MEDIA_DIR": "/srv/media"}, tmp_path) == Path("/srv/media")

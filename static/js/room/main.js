@@ -9,6 +9,7 @@ import { ConnectionBadge } from "./connection.js";
 import { durationText, plural } from "./format.js";
 import { Notices } from "./notices.js";
 import { Outbox, newClientId } from "./outbox.js";
+import { PhotoView } from "./photo.js";
 import { PlayView } from "./play.js";
 import { PlayersView } from "./players.js";
 import { ResultsView } from "./results.js";
@@ -134,11 +135,26 @@ function onRoomEvent(event) {
     announce(`${event.player.nickname} joined.`);
   } else if (event.type === "host.changed" && event.host_id === store.you) {
     notices.show("You are the host now.", { kind: "info", key: "host" });
+  } else if (event.type === "challenge.opened" && event.challenge.player_id !== store.you) {
+    const { nickname, word } = event.challenge;
+    announce(`${nickname} challenges ${word.toUpperCase()}.`);
+  } else if (event.type === "round.rescored") {
+    announce(`Round ${event.results.round.number} was scored again.`);
+  } else if (event.type.startsWith("board.")) {
+    photoView.onEvent(event);
   }
 }
 
 function onOk(message) {
   if (message.request === "update_settings") settingsView.saved();
+  if (message.request === "set_board") photoView.confirmed(message.board);
+  if (message.request === "challenge" || message.request === "rule_challenge") {
+    store.putChallenge(message.challenge);
+    if (message.request === "rule_challenge") {
+      const { word, status } = message.challenge;
+      announce(`${word.toUpperCase()} ${status === "accepted" ? "accepted" : "declined"}.`);
+    }
+  }
   if (message.request === "leave") {
     outbox.clear();
     window.location.assign("/");
@@ -171,6 +187,11 @@ function onError(message) {
     return;
   }
   if (message.request === "update_settings") settingsView.failed(text);
+  if (message.request === "challenge" || message.request === "rule_challenge") resultsView.failed();
+  if (message.request === "set_board") {
+    photoView.refused(text);
+    return;
+  }
   notices.show(text, { key: `error:${message.request}` });
 }
 
@@ -227,7 +248,28 @@ const playView = new PlayView(root, {
 const resultsView = new ResultsView($("#results-panel"), {
   store,
   onNextRound: () => send({ type: "start_round" }),
+  onChallenge: (word, roundNumber) => send({ type: "challenge", word, round_number: roundNumber }),
+  onRule: (challengeId, accept) => send({ type: "rule_challenge", challenge_id: challengeId, accept }),
 });
+
+const photoView = new PhotoView(
+  {
+    photoButton: $("#photo-button"),
+    input: $("#photo-input"),
+    typeButton: $("#type-board"),
+    title: $("#photo-title"),
+    next: $("#photo-next"),
+    status: $("#photo-status"),
+    error: $("#photo-error"),
+    form: $("#photo-form"),
+    note: $("#photo-note"),
+    grid: $("#photo-grid"),
+    hostNote: $("#photo-host-note"),
+    useButton: $("#use-board"),
+    cancel: $("#photo-cancel"),
+  },
+  { code, store, onUseBoard: (board) => send({ type: "set_board", board }) },
+);
 
 let shownPhase = null;
 
@@ -240,6 +282,7 @@ function renderPhase() {
   $("#lobby-panel").hidden = phase !== "lobby";
   $("#play-panel").hidden = phase !== "play";
   $("#results-panel").hidden = phase !== "results";
+  $("#photo-card").hidden = !["lobby", "results"].includes(phase);
   if (phase !== shownPhase) {
     const wide = window.matchMedia("(min-width: 60rem)").matches;
     // Between rounds the invitation and settings matter; during a round, the board does.
@@ -304,6 +347,7 @@ store.subscribe((current, changed) => {
   }
   if (phase === "play") playView.render(current, changed);
   if (phase === "results") resultsView.render(current);
+  if (phase === "lobby" || phase === "results") photoView.render(current);
 });
 
 // ------------------------------------------------------------------ joining and leaving

@@ -1,6 +1,8 @@
 // A finished round: the scoreboard (round and running totals, share of the maximum),
 // everyone's words with cancelled and refused ones marked, every word on the board by
 // length with the ones nobody found set apart. Picking a word lights its path.
+// House rules: a player challenges a word of theirs the dictionary refused, the host
+// accepts or declines it, and an accepted word counts (marked so in words, not colour).
 
 import { h } from "../lib/dom.js";
 import { ordinal, percentText, plural, pointsText } from "./format.js";
@@ -10,7 +12,7 @@ import { BoardView } from "./board.js";
 const OPEN_MISSED_UP_TO = 15;
 
 export class ResultsView {
-  constructor(root, { store, onNextRound }) {
+  constructor(root, { store, onNextRound, onChallenge = () => false, onRule = () => false }) {
     this.root = root;
     this.store = store;
     this.title = root.querySelector("#results-title");
@@ -20,6 +22,10 @@ export class ResultsView {
     this.body = root.querySelector("#results-body");
     this.results = null;
     this.selected = null;
+    this.onChallenge = onChallenge;
+    this.onRule = onRule;
+    // Requests sent and not yet answered ("word:zzz", "rule:3"): their buttons wait.
+    this.sending = new Set();
     this.nextButton.addEventListener("click", () => onNextRound());
   }
 
@@ -32,11 +38,29 @@ export class ResultsView {
     this.nextWait.textContent = host ? `Waiting for ${host.nickname} to start the next round.` : "Waiting for a host.";
     this.nextButton.textContent = `Start round ${results.round.number + 1}`;
     if (results === this.results) return;
+    const newRound = !this.results || this.results.round.number !== results.round.number;
     this.results = results;
     this.selected = null;
+    if (newRound) this.sending.clear();
     this.title.textContent = `Round ${results.round.number} results`;
     this.summary.textContent = this.summaryText(store, results);
     this.build(store, results);
+  }
+
+  /** A challenge or ruling the server refused: its buttons work again (the notice says why). */
+  failed() {
+    if (!this.sending.size || !this.results) return;
+    this.sending.clear();
+    this.build(this.store, this.results);
+  }
+
+  /** The round's challenges, and the words the host accepted. */
+  challenges(results) {
+    return results.challenges || [];
+  }
+
+  acceptedWords(results) {
+    return new Set(this.challenges(results).filter((item) => item.status === "accepted").map((item) => item.word));
   }
 
   summaryText(store, results) {
@@ -57,6 +81,9 @@ export class ResultsView {
     );
     this.board = new BoardView(boardBox, { label: "This round's board" });
     this.board.setBoard(results.round);
+    const focused = document.activeElement && this.body.contains(document.activeElement)
+      ? document.activeElement.dataset.focusKey
+      : null;
     this.body.replaceChildren(
       h(
         "div",
@@ -67,6 +94,12 @@ export class ResultsView {
         this.allWords(store, results),
       ),
     );
+    if (focused) {
+      const again = this.body.querySelector(`[data-focus-key="${CSS.escape(focused)}"]`);
+      // The button is gone (the challenge was sent or ruled): keep the keyboard nearby.
+      const fallback = this.body.querySelector("#challenges-title");
+      (again && !again.disabled ? again : fallback || this.title).focus();
+    }
   }
 
   scoreboard(store, results) {
@@ -122,13 +155,80 @@ export class ResultsView {
         ),
         h("tbody", {}, ...rows),
       ),
+      this.challengeList(store, results),
+    );
+  }
+
+  /** Open and ruled challenges, for everyone; the host rules the open ones here. */
+  challengeList(store, results) {
+    const challenges = this.challenges(results);
+    if (!challenges.length) return null;
+    const host = store.player(store.state.host_id);
+    const items = challenges.map((challenge) => {
+      const who = challenge.player_id === store.you ? "You" : challenge.nickname;
+      const verb = challenge.player_id === store.you ? "challenge" : "challenges";
+      const word = challenge.word.toUpperCase();
+      let status;
+      if (challenge.status === "accepted") status = h("span", { class: "challenge-status accepted", text: "Accepted by the host ✓" });
+      else if (challenge.status === "declined") status = h("span", { class: "challenge-status declined", text: "Declined by the host" });
+      else if (store.isHost) {
+        const key = `rule:${challenge.id}`;
+        const waiting = this.sending.has(key);
+        const rule = (accept) => {
+          if (this.onRule(challenge.id, accept)) {
+            this.sending.add(key);
+            this.build(store, results);
+          }
+        };
+        status = h(
+          "span",
+          { class: "challenge-actions" },
+          h("button", {
+            type: "button",
+            class: "button small primary",
+            "aria-label": `Accept ${word}`,
+            dataset: { focusKey: `accept:${challenge.id}` },
+            disabled: waiting,
+            on: { click: () => rule(true) },
+            text: "Accept",
+          }),
+          h("button", {
+            type: "button",
+            class: "button small",
+            "aria-label": `Decline ${word}`,
+            dataset: { focusKey: `decline:${challenge.id}` },
+            disabled: waiting,
+            on: { click: () => rule(false) },
+            text: "Decline",
+          }),
+        );
+      } else {
+        status = h("span", { class: "challenge-status pending", text: host ? `Waiting for ${host.nickname} to rule` : "Waiting for the host" });
+      }
+      return h(
+        "li",
+        { class: `challenge ${challenge.status}`, dataset: { challengeId: challenge.id, word: challenge.word } },
+        h("span", { class: "challenge-text", text: `${who} ${verb} ${word}` }),
+        status,
+      );
+    });
+    return h(
+      "section",
+      { class: "challenges", "aria-labelledby": "challenges-title" },
+      h("h3", { id: "challenges-title", tabindex: "-1", text: "Challenges" }),
+      h("ul", { class: "challenge-list", "aria-live": "polite" }, ...items),
     );
   }
 
   playersWords(store, results) {
+    const accepted = this.acceptedWords(results);
+    const challenged = new Map(
+      this.challenges(results).map((item) => [`${item.player_id}:${item.word}`, item]),
+    );
     const sections = results.players.map((entry) => {
       const chips = entry.words.map((word) => {
-        const note = word.cancelled ? "duplicate · 0" : `+${word.points}`;
+        let note = word.cancelled ? "duplicate · 0" : `+${word.points}`;
+        if (accepted.has(word.word)) note += " · accepted by the host";
         return this.chip(word.word, word.path, {
           note,
           struck: word.cancelled,
@@ -141,6 +241,7 @@ export class ResultsView {
           { class: "chip rejected", dataset: { word: word.word } },
           h("s", { class: "chip-word", text: word.word }),
           h("span", { class: "chip-note", text: word.reason }),
+          entry.id === store.you ? this.challengeControl(store, results, word, challenged.get(`${entry.id}:${word.word}`)) : null,
         ),
       );
       return h(
@@ -164,6 +265,32 @@ export class ResultsView {
       h("h2", { id: "players-words-title", text: "Everyone's words" }),
       ...sections,
     );
+  }
+
+  /** For one of my refused words: a Challenge button, or how its challenge stands. */
+  challengeControl(store, results, word, challenge) {
+    if (challenge) {
+      const text = { pending: "challenged", accepted: "accepted by the host", declined: "declined by the host" }[challenge.status];
+      return h("span", { class: `chip-note challenge-note ${challenge.status}`, text: `· ${text || challenge.status}` });
+    }
+    if (word.verdict !== "not_in_dictionary") return null;
+    const key = `word:${word.word}`;
+    return h("button", {
+      type: "button",
+      class: "button small challenge-button",
+      "aria-label": `Challenge ${word.word.toUpperCase()}: ask the host to count it`,
+      dataset: { focusKey: `challenge:${word.word}` },
+      disabled: this.sending.has(key),
+      text: this.sending.has(key) ? "Sending…" : "Challenge",
+      on: {
+        click: () => {
+          if (this.onChallenge(word.word, results.round.number)) {
+            this.sending.add(key);
+            this.build(store, results);
+          }
+        },
+      },
+    });
   }
 
   allWords(store, results) {

@@ -132,6 +132,13 @@ export class RoomStore {
       case "round.ended":
         this.endRound(event.results);
         break;
+      case "challenge.opened":
+      case "challenge.ruled":
+        this.putChallenge(event.challenge);
+        break;
+      case "round.rescored":
+        this.rescore(event.results);
+        break;
       default:
         break;
     }
@@ -166,6 +173,43 @@ export class RoomStore {
       if (player) player.total_points = entry.total_points;
     }
     this.notify("round", "results", "players");
+  }
+
+  /** A challenge, new or ruled: kept in the shown results when it is about their round. */
+  putChallenge(challenge) {
+    const results = this.state.results;
+    if (!challenge || !results || results.round.number !== challenge.round_number) return;
+    const challenges = [...(results.challenges || [])];
+    const index = challenges.findIndex((item) => item.id === challenge.id);
+    if (index >= 0) {
+      // Never step a ruling back to pending (events and answers may cross).
+      if (challenges[index].status !== "pending" && challenge.status === "pending") return;
+      challenges[index] = challenge;
+    } else {
+      challenges.push(challenge);
+    }
+    // A new results object: the results view redraws when it changes.
+    this.state.results = { ...results, challenges };
+    this.notify("results");
+  }
+
+  /** A round scored again after an accepted challenge: new results, new running totals. */
+  rescore(results) {
+    const state = this.state;
+    const shown = state.results;
+    if (shown && shown.round.number === results.round.number) {
+      state.results = results;
+      if (state.round && state.round.number === results.round.number) state.round = results.round;
+    }
+    // The round rescored may be an older one: the running totals change either way
+    // only when it is the latest ended round (its totals include every round before).
+    if (state.round && state.round.number === results.round.number) {
+      for (const entry of results.players) {
+        const player = this.player(entry.id);
+        if (player) player.total_points = entry.total_points;
+      }
+    }
+    this.notify("results", "players");
   }
 
   addPending(entry) {

@@ -1,0 +1,118 @@
+"""Admin forms: a dictionary with its word-list upload, a single-word edit, the look-up box."""
+
+from __future__ import annotations
+
+from django import forms
+from django.core.exceptions import ValidationError
+
+from dictionaries import services
+from dictionaries.exceptions import UnusableWordList
+from dictionaries.models import Dictionary, DictionaryEdit
+from solver import compiler
+from solver.errors import LexiconError
+
+
+class DictionaryAdminForm(forms.ModelForm):
+    """A dictionary; an uploaded list is checked against the rules before it is stored."""
+
+    word_list = forms.FileField(
+        required=False,
+        help_text="Plain text or gzip, UTF-8 or Latin-1, one word per line; blank lines and "
+        f"lines starting with # are ignored. At most {compiler.MAX_WORDLIST_BYTES // 2**20} MiB. "
+        "Saving a new list compiles it; the old version stays in use until that succeeds.",
+    )
+
+    class Meta:
+        model = Dictionary
+        fields = "__all__"
+
+    def clean_word_list(self):
+        upload = self.cleaned_data.get("word_list")
+        if upload is None:
+            return None
+        if upload.size > compiler.MAX_WORDLIST_BYTES:
+            raise ValidationError(
+                f"the file is larger than {compiler.MAX_WORDLIST_BYTES // 2**20} MiB"
+            )
+        data = upload.read()
+        try:
+            self.checked_upload = services.check_wordlist(data)
+        except UnusableWordList as error:
+            raise ValidationError(str(error)) from None
+        return upload
+
+    def clean(self):
+        cleaned = super().clean()
+        if self.instance.pk and self.instance.is_default and not cleaned.get("is_default"):
+            self.add_error(
+                "is_default",
+                "there must be a default dictionary: make another one the default instead",
+            )
+        checked = getattr(self, "checked_upload", None)
+        if checked is not None and not self.errors:
+            try:
+                rules = self._rules(cleaned)
+                words, report = compiler.select_words(checked.lines, rules)
+            except LexiconError:
+                return cleaned  # the model's clean names the bad rule
+            if not words:
+                self.add_error("word_list", services.nothing_kept_message(report))
+        elif checked is None and not self.instance.upload and not cleaned.get("named_list"):
+            self.add_error("word_list", "upload a word list (or choose a named list)")
+        named = cleaned.get("named_list")
+        if named and checked is None and not self.instance.upload:
+            try:
+                services.check_named_list(named)
+            except (UnusableWordList, LexiconError) as error:
+                self.add_error("named_list", str(error))
+        return cleaned
+
+    @staticmethod
+    def _rules(cleaned: dict):
+        probe = Dictionary(
+            alphabet=cleaned.get("alphabet") or "",
+            fold_accents=bool(cleaned.get("fold_accents")),
+            qu_rule=bool(cleaned.get("qu_rule")),
+            min_length=cleaned.get("min_length") or 0,
+            max_length=cleaned.get("max_length") or 0,
+            keep_capitalised=bool(cleaned.get("keep_capitalised")),
+        )
+        return probe.rules()
+
+
+class DictionaryEditForm(forms.ModelForm):
+    """One row of the edits inline: the word is stored in the dictionary's form."""
+
+    class Meta:
+        model = DictionaryEdit
+        fields = ("word", "action", "note")
+
+    def clean_word(self) -> str:
+        word = self.cleaned_data["word"]
+        # The dictionary as the page being saved has it (rules included), set by the formset.
+        dictionary = getattr(self, "parent_dictionary", None)
+        if dictionary is None:
+            return word.strip().lower()
+        try:
+            return services.check_edit_word(dictionary, word)
+        except (UnusableWordList, LexiconError) as error:
+            raise ValidationError(str(error)) from None
+
+
+class DictionaryEditFormSet(forms.BaseInlineFormSet):
+    """The edits inline: each form knows its (possibly unsaved) dictionary."""
+
+    def _construct_form(self, i, **kwargs):
+        form = super()._construct_form(i, **kwargs)
+        form.parent_dictionary = self.instance
+        return form
+
+
+class WordForm(forms.Form):
+    """The look-up box on a dictionary's page: look a word up, add it or remove it."""
+
+    ACTIONS = ("lookup", "add", "remove")
+
+    word = forms.CharField(max_length=72)
+    do = forms.ChoiceField(choices=[(action, action) for action in ACTIONS])
+    note = forms.CharField(max_length=200, required=False)

@@ -1,0 +1,531 @@
+"""Dictionary administration: registering the named lists, uploads, single-word edits,
+compiling to content-addressed files, and the version a new round plays with.
+
+``check_*`` validate, ``do_*`` change rows; ``compile_dictionary`` is the body of the Celery
+task (``dictionaries.tasks``). Compiled files live in ``settings.BOGGLE_DICTIONARY_DIR`` as
+``<name>-<sha256[:16]>.lex``: the digest covers the word list, the rules and the edits, so
+a file is never rewritten with other words, and a round holding a version keeps its words.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import shutil
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import marisa_trie
+from django.conf import settings
+from django.db import connections, transaction
+from django.db.models import F
+from django.utils import timezone
+
+from dictionaries.exceptions import DictionaryUnavailable, UnusableWordList
+from dictionaries.models import Dictionary, DictionaryEdit, DictionaryVersion
+from solver import compiler
+from solver import dictionaries as named_lists
+from solver.errors import LexiconError, SolverError
+from solver.lexicon import Lexicon, load_lexicon, read_header, write_lexicon
+from solver.wordrules import LexiconRules, normalise_word
+
+logger = logging.getLogger(__name__)
+
+# Uploaded word lists are kept under this folder of the dictionary directory.
+UPLOAD_FOLDER = "uploads"
+# At most this many words are listed per kind of edit in a compile report.
+EDIT_EXAMPLES = 50
+
+
+def dictionary_dir() -> Path:
+    """Where compiled dictionaries and uploads live (shared by web processes and workers)."""
+    return Path(settings.BOGGLE_DICTIONARY_DIR)
+
+
+def version_path(version: DictionaryVersion) -> Path:
+    return dictionary_dir() / version.path
+
+
+def load_version(version: DictionaryVersion) -> Lexicon:
+    """Load a version's compiled file (uncached; ``games.lexicons`` caches for play)."""
+    return load_lexicon(version_path(version))
+
+
+# ---------------------------------------------------------------- what rooms may use
+
+
+def playable() -> dict[str, str]:
+    """Name -> title of the dictionaries rooms may choose: enabled and compiled (a failed or
+    running recompile keeps the previous version in use). The default comes first."""
+    rows = Dictionary.objects.filter(enabled=True, current_version__isnull=False)
+    return dict(rows.order_by("-is_default", "title").values_list("name", "title"))
+
+
+def default_name() -> str:
+    """The default dictionary's name (``english`` before any row exists)."""
+    name = Dictionary.objects.filter(is_default=True).values_list("name", flat=True).first()
+    return name or named_lists.DEFAULT_DICTIONARY
+
+
+def current_version(name: str) -> DictionaryVersion:
+    """The version a new round with dictionary ``name`` plays with; DictionaryUnavailable
+    says why there is none."""
+    dictionary = Dictionary.objects.select_related("current_version").filter(name=name).first()
+    if dictionary is None:
+        raise DictionaryUnavailable(f"there is no dictionary {name!r}")
+    if not dictionary.enabled:
+        raise DictionaryUnavailable(f"the dictionary {name!r} is switched off; pick another")
+    if dictionary.current_version is None:
+        if dictionary.status == Dictionary.Status.FAILED:
+            raise DictionaryUnavailable(
+                f"the dictionary {name!r} failed to compile: {dictionary.status_message}"
+            )
+        raise DictionaryUnavailable(
+            f"the dictionary {name!r} is not compiled yet; try again in a moment"
+        )
+    return dictionary.current_version
+
+
+# ---------------------------------------------------------------- named lists
+
+
+def register_named_list(name: str, default: bool = False) -> Dictionary:
+    """The row for a named list (``solver.dictionaries.NAMED_LISTS``), created if missing.
+
+    An existing row is left as staff edited it. ``default`` makes a new row the default
+    only when there is no default yet. Raises LexiconError for an unknown name.
+    """
+    entry = named_lists.get_named_list(name)
+    rules = entry.rules
+    dictionary, _ = Dictionary.objects.get_or_create(
+        name=name,
+        defaults={
+            "title": entry.title,
+            "language": entry.language,
+            "source": entry.origin,
+            "licence": entry.licence,
+            "named_list": name,
+            "alphabet": rules.alphabet,
+            "fold_accents": rules.fold_accents,
+            "qu_rule": rules.qu_rule,
+            "min_length": rules.min_length,
+            "max_length": rules.max_length,
+            "keep_capitalised": rules.keep_capitalised,
+            "is_default": default and not Dictionary.objects.filter(is_default=True).exists(),
+        },
+    )
+    return dictionary
+
+
+def register_builtins() -> list[Dictionary]:
+    """Make sure the shipped lists (english, the default, and english-common) exist as rows
+    with a version. A version is taken without compiling when the file already exists (from
+    an earlier compile, or ``python -m solver build``); otherwise a compile is queued."""
+    registered = []
+    for name in named_lists.SHIPPED:
+        dictionary = register_named_list(name, default=name == named_lists.DEFAULT_DICTIONARY)
+        if dictionary.current_version_id is None:
+            try:
+                version = _build_version(dictionary, compile_allowed=False)
+            except (SolverError, UnusableWordList, OSError) as error:
+                logger.warning("dictionary %s: %s", name, error)
+                version = None
+            if version is not None:
+                _switch_to(dictionary, version, dictionary.revision)
+            else:
+                request_compile(dictionary)
+        registered.append(dictionary)
+    return registered
+
+
+def register_builtins_after_migrate(sender: Any, using: str = "default", **kwargs: Any) -> None:
+    """post_migrate receiver: register the shipped lists once the tables exist."""
+    if Dictionary._meta.db_table not in connections[using].introspection.table_names():
+        return  # migrated to a state before this app's tables
+    register_builtins()
+
+
+def check_named_list(name: str) -> named_lists.NamedList:
+    """The named list, if its file is there; UnusableWordList otherwise, saying which Debian
+    package installs it. LexiconError for an unknown name."""
+    entry = named_lists.get_named_list(name)
+    if not entry.source.exists():
+        hint = f"; install it with: apt-get install {entry.debian_package}"
+        raise UnusableWordList(
+            f"the {name} word list {entry.source} is missing"
+            + (hint if entry.debian_package else "")
+        )
+    return entry
+
+
+def import_named_list(name: str) -> Dictionary:
+    """Register a named list (dutch, french, ...) and compile it now, in this process.
+
+    Raises UnusableWordList when its file is missing (saying which package installs it) or
+    cannot be compiled, LexiconError for an unknown name.
+    """
+    check_named_list(name)
+    dictionary = register_named_list(name)
+    revision = request_compile(dictionary, enqueue=False)
+    compile_dictionary(dictionary.pk, revision)
+    dictionary.refresh_from_db()
+    if dictionary.status == Dictionary.Status.FAILED:
+        raise UnusableWordList(f"{name}: {dictionary.status_message}")
+    return dictionary
+
+
+# ---------------------------------------------------------------- uploads and edits
+
+
+@dataclass(frozen=True)
+class CheckedUpload:
+    """A word list that passed ``check_wordlist``."""
+
+    data: bytes
+    lines: list[str]
+    kept: int
+
+
+def check_wordlist(data: bytes, rules: LexiconRules | None = None) -> CheckedUpload:
+    """Refuse a word list that is empty, binary, corrupt gzip, too large or (with ``rules``)
+    has no usable word. Raises UnusableWordList with a message for staff."""
+    if not data:
+        raise UnusableWordList("the word list is empty")
+    if len(data) > compiler.MAX_WORDLIST_BYTES:
+        raise UnusableWordList(
+            f"the file is larger than {compiler.MAX_WORDLIST_BYTES // 2**20} MiB"
+        )
+    try:
+        lines = compiler.read_wordlist_bytes(data)
+    except LexiconError as error:
+        raise UnusableWordList(str(error)) from None
+    kept = 0
+    if rules is not None:
+        words, report = compiler.select_words(lines, rules)
+        kept = len(words)
+        if not words:
+            raise UnusableWordList(nothing_kept_message(report))
+    return CheckedUpload(data, lines, kept)
+
+
+def nothing_kept_message(report: compiler.CompileReport) -> str:
+    """Why a word list gave no word: all blank, or what the rules dropped."""
+    if not report.dropped:
+        return "no usable words: every line is blank or a comment"
+    reasons = ", ".join(f"{count} {reason}" for reason, count in report.dropped.items())
+    return f"no usable words under these rules: {reasons}"
+
+
+def store_upload(data: bytes) -> str:
+    """Save an upload under its SHA-256; returns its path relative to the dictionary dir."""
+    suffix = ".txt.gz" if data[:2] == compiler.GZIP_MAGIC else ".txt"
+    relative = f"{UPLOAD_FOLDER}/{hashlib.sha256(data).hexdigest()}{suffix}"
+    target = dictionary_dir() / relative
+    if not target.exists():
+        _write_atomically(target, data)
+    return relative
+
+
+def do_upload(dictionary: Dictionary, data: bytes, filename: str) -> int:
+    """Check and store a new word list for ``dictionary`` and queue a compile; returns the
+    compile's revision. UnusableWordList leaves the dictionary as it was."""
+    check_wordlist(data, dictionary.rules())
+    set_upload(dictionary, data, filename)
+    return request_compile(dictionary)
+
+
+def set_upload(dictionary: Dictionary, data: bytes, filename: str) -> None:
+    """Store ``data`` as the dictionary's word list (unchecked; the compile checks it)."""
+    dictionary.upload = store_upload(data)
+    dictionary.upload_name = Path(filename).name[:200]
+    dictionary.upload_size = len(data)
+    dictionary.uploaded_at = timezone.now()
+    dictionary.save(update_fields=["upload", "upload_name", "upload_size", "uploaded_at"])
+
+
+def check_edit_word(dictionary: Dictionary, entry: str) -> str:
+    """The dictionary's form of ``entry`` (lower-case, folded); UnusableWordList if the
+    rules could never keep it."""
+    entry = (entry or "").strip()
+    if not entry:
+        raise UnusableWordList("type a word")
+    # Lower-cased first: an edit is a word, not a proper noun.
+    word, reason = normalise_word(entry.lower(), dictionary.rules())
+    if reason is not None:
+        raise UnusableWordList(f"{entry!r} cannot be a word of {dictionary.name}: {reason.value}")
+    return word
+
+
+def do_edit_words(
+    dictionary: Dictionary,
+    entries: Iterable[str],
+    action: str,
+    note: str = "",
+    user: Any = None,
+    recompile: bool = True,
+) -> list[str]:
+    """Add (or remove) single words; a word's newest edit replaces an older one. Returns the
+    words as stored, and queues one compile. UnusableWordList names the first bad entry."""
+    if action not in DictionaryEdit.Action.values:
+        raise ValueError(f"unknown edit action {action!r}")
+    words = [check_edit_word(dictionary, entry) for entry in entries]
+    with transaction.atomic():
+        for word in words:
+            DictionaryEdit.objects.update_or_create(
+                dictionary=dictionary,
+                word=word,
+                defaults={"action": action, "note": note[:200], "created_by": user},
+            )
+        if recompile and words:
+            request_compile(dictionary)
+    return words
+
+
+def lookup(dictionary: Dictionary, entry: str) -> tuple[bool, str]:
+    """Is ``entry`` a word of the dictionary's current version, and if not, why not?"""
+    entry = (entry or "").strip()
+    if not entry:
+        return False, "type a word to look up"
+    version = dictionary.current_version
+    if version is None:
+        return False, f"{dictionary.name} has no compiled version yet"
+    try:
+        lexicon = load_version(version)
+    except LexiconError as error:
+        return False, str(error)
+    accepted, reason = lexicon.explain(entry.lower())
+    word = lexicon.normalise(entry.lower())
+    edit = dictionary.edits.filter(word=word).first() if word else None
+    if edit is not None:
+        pending = dictionary.status == Dictionary.Status.COMPILING
+        verb = "added" if edit.action == DictionaryEdit.Action.ADD else "removed"
+        reason += f" ({verb} by an edit{', being compiled' if pending else ''})"
+    return accepted, reason
+
+
+# ---------------------------------------------------------------- compiling
+
+
+def request_compile(dictionary: Dictionary, enqueue: bool = True) -> int:
+    """Mark the dictionary compiling and queue the task after commit; returns the revision
+    the task compiles. A compile queued earlier finds a newer revision and does nothing."""
+    now = timezone.now()
+    Dictionary.objects.filter(pk=dictionary.pk).update(
+        revision=F("revision") + 1,
+        status=Dictionary.Status.COMPILING,
+        status_message="",
+        compile_requested_at=now,
+    )
+    dictionary.refresh_from_db(fields=["revision", "status", "status_message"])
+    revision = dictionary.revision
+    if enqueue:
+        transaction.on_commit(lambda: _enqueue(dictionary.pk, revision))
+    return revision
+
+
+def _enqueue(dictionary_id: int, revision: int) -> None:
+    from dictionaries import tasks
+
+    try:
+        tasks.compile_dictionary.delay(dictionary_id, revision)
+    except Exception as error:  # the broker is down: say so instead of "compiling" forever
+        logger.exception("could not queue the compile of dictionary %s", dictionary_id)
+        Dictionary.objects.filter(pk=dictionary_id, revision=revision).update(
+            status=Dictionary.Status.FAILED,
+            status_message=f"could not queue the compile task ({error}); recompile later",
+        )
+
+
+def compile_dictionary(dictionary_id: int, revision: int | None = None) -> DictionaryVersion | None:
+    """Compile a dictionary to a new version and switch to it (the task's body).
+
+    Returns the version, or None when the row is gone, a newer compile was requested
+    (``revision`` is stale), or compiling failed: then the status says why and the current
+    version stays in use. Idempotent: the same content gives the same file and version.
+    """
+    dictionary = Dictionary.objects.filter(pk=dictionary_id).first()
+    if dictionary is None:
+        return None
+    if revision is None:
+        revision = dictionary.revision
+    if dictionary.revision != revision:
+        return None
+    try:
+        version = _build_version(dictionary, compile_allowed=True)
+    except (SolverError, UnusableWordList, OSError) as error:
+        logger.warning("dictionary %s failed to compile: %s", dictionary.name, error)
+        Dictionary.objects.filter(pk=dictionary_id, revision=revision).update(
+            status=Dictionary.Status.FAILED, status_message=str(error)
+        )
+        return None
+    assert version is not None  # compile_allowed always yields one
+    _switch_to(dictionary, version, revision)
+    return version
+
+
+def _switch_to(dictionary: Dictionary, version: DictionaryVersion, revision: int) -> None:
+    """Make ``version`` current, unless a newer compile was requested meanwhile."""
+    with transaction.atomic():
+        locked = Dictionary.objects.select_for_update().filter(pk=dictionary.pk).first()
+        if locked is None or locked.revision != revision:
+            return
+        locked.current_version = version
+        locked.status = Dictionary.Status.READY
+        locked.status_message = ""
+        locked.compiled_at = timezone.now()
+        locked.save(update_fields=["current_version", "status", "status_message", "compiled_at"])
+    dictionary.current_version = version
+    dictionary.status = Dictionary.Status.READY
+
+
+def read_source(dictionary: Dictionary) -> bytes:
+    """The bytes of the dictionary's word list: its upload, else its named list."""
+    if dictionary.upload:
+        path = dictionary_dir() / dictionary.upload
+        try:
+            if path.stat().st_size > compiler.MAX_WORDLIST_BYTES:
+                raise UnusableWordList(
+                    f"the word list is larger than {compiler.MAX_WORDLIST_BYTES // 2**20} MiB"
+                )
+            return path.read_bytes()
+        except OSError as error:
+            raise UnusableWordList(
+                f"cannot read the uploaded word list: {error.strerror}"
+            ) from None
+    if dictionary.named_list:
+        return check_named_list(dictionary.named_list).source.read_bytes()
+    raise UnusableWordList("no word list: upload one")
+
+
+def _build_version(dictionary: Dictionary, compile_allowed: bool) -> DictionaryVersion | None:
+    """The version for the dictionary's present content: an existing file is reused, a
+    current ``python -m solver build`` file adopted, else (if allowed) it is compiled.
+    Returns None when a compile would be needed but is not allowed."""
+    data = read_source(dictionary)
+    if not data:
+        raise UnusableWordList("the word list is empty")
+    rules = dictionary.rules()
+    edits = list(dictionary.edits.order_by("word").values_list("word", "action"))
+    digest = compiler.digest(data, rules)
+    if edits:
+        digest = hashlib.sha256((digest + json.dumps(edits)).encode()).hexdigest()
+    filename = f"{dictionary.name}-{digest[:16]}{named_lists.LEXICON_SUFFIX}"
+    target = dictionary_dir() / filename
+    header = _usable_header(target, digest)
+    if header is None and not edits and dictionary.named_list and not dictionary.upload:
+        header = _adopt_prebuilt(dictionary.named_list, digest, target)
+    if header is None:
+        if not compile_allowed:
+            return None
+        header = _compile(dictionary, data, rules, edits, digest, target)
+    report = dict(header.get("report") or {})
+    if header.get("edits"):
+        report["edits"] = header["edits"]
+    version, _ = DictionaryVersion.objects.get_or_create(
+        dictionary=dictionary,
+        digest=digest,
+        defaults={
+            "path": filename,
+            "word_count": header["words"],
+            "file_size": target.stat().st_size,
+            "rules": rules.to_dict(),
+            "report": report,
+        },
+    )
+    return version
+
+
+def _usable_header(path: Path, digest: str) -> dict | None:
+    """The header of a compiled file if it exists, loads and was made from ``digest``."""
+    if not path.exists():
+        return None
+    try:
+        header = read_header(path)
+        if header.get("source_sha256") != digest:
+            return None
+        load_lexicon(path)  # a truncated file fails here and is compiled again
+    except LexiconError:
+        return None
+    return header
+
+
+def _adopt_prebuilt(name: str, digest: str, target: Path) -> dict | None:
+    """Reuse the file ``python -m solver build`` made for a named list, if it is current:
+    a hard link (or copy) under the content-addressed name, so later builds do not touch it."""
+    prebuilt = named_lists.compiled_path(name)
+    if _usable_header(prebuilt, digest) is None:
+        return None
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    try:
+        os.link(prebuilt, temporary)
+    except OSError:
+        shutil.copyfile(prebuilt, temporary)
+    os.replace(temporary, target)
+    return _usable_header(target, digest)
+
+
+def _compile(
+    dictionary: Dictionary,
+    data: bytes,
+    rules: LexiconRules,
+    edits: list[tuple[str, str]],
+    digest: str,
+    target: Path,
+) -> dict:
+    """Compile the word list plus edits to ``target``; returns the file's header."""
+    try:
+        lines = compiler.read_wordlist_bytes(data)
+    except LexiconError as error:
+        raise UnusableWordList(str(error)) from None
+    words, report = compiler.select_words(lines, rules)
+    words, edit_report = apply_edits(words, edits, rules)
+    if not words:
+        raise UnusableWordList(nothing_kept_message(report))
+    trie = marisa_trie.Trie(words)
+    table, root = compiler.build_node_table(words, trie, rules.alphabet)
+    meta = {
+        "name": dictionary.name,
+        "rules": rules.to_dict(),
+        "report": report.to_dict(),
+        "source_sha256": digest,
+    }
+    if edits:
+        meta["edits"] = edit_report
+    write_lexicon(Lexicon(trie, table, root, rules, meta), target)
+    return read_header(target)
+
+
+def apply_edits(
+    words: list[str], edits: Iterable[tuple[str, str]], rules: LexiconRules
+) -> tuple[list[str], dict[str, list]]:
+    """Apply (word, action) edits to sorted, unique lexicon words; returns the new words and
+    what each edit did: added, removed, unchanged (already so), refused (with the reason)."""
+    kept = set(words)
+    outcome: dict[str, list] = {"added": [], "removed": [], "unchanged": [], "refused": []}
+    for entry, action in edits:
+        word, reason = normalise_word(entry, rules)
+        if reason is not None:
+            outcome["refused"].append([entry, reason.value])
+        elif action == DictionaryEdit.Action.ADD and word not in kept:
+            kept.add(word)
+            outcome["added"].append(word)
+        elif action == DictionaryEdit.Action.REMOVE and word in kept:
+            kept.discard(word)
+            outcome["removed"].append(word)
+        else:
+            outcome["unchanged"].append(word)
+    counts = {f"{kind}_count": len(items) for kind, items in outcome.items()}
+    outcome = {kind: items[:EDIT_EXAMPLES] for kind, items in outcome.items()}
+    return sorted(kept), {**outcome, **counts}
+
+
+def _write_atomically(target: Path, data: bytes) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    temporary.write_bytes(data)
+    os.replace(temporary, target)

@@ -1,0 +1,156 @@
+"""HTTP API for board photos (docs/api.md, "Board from a photo").
+
+``POST /api/rooms/<code>/photos`` stores a player's photo and queues
+``photos.tasks.read_board_photo``; the room hears ``board.reading`` then ``board.read`` or
+``board.unreadable``. ``GET /api/rooms/<code>/photos/<id>`` returns a photo's state.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import warnings
+
+from django.conf import settings
+from django.core.files.uploadedfile import UploadedFile
+from django.db import close_old_connections, transaction
+from django.http import HttpRequest, JsonResponse
+from django.views.decorators.http import require_http_methods
+from PIL import Image, UnidentifiedImageError
+
+from games import actions
+from games.api import json_api, viewer
+from games.exceptions import GameError, InvalidInput, NotAPlayer, RateLimited
+from games.models import Player, Room
+from photos.models import BoardPhoto
+from vision.loading import MAX_PIXELS, MIN_SIDE
+
+logger = logging.getLogger(__name__)
+
+# Largest photo accepted, in bytes (a phone's full-resolution JPEG is 2 to 8 MB).
+MAX_UPLOAD_BYTES = 15_000_000
+# Photos of one room waiting to be read at once; more get 429 until those are done.
+MAX_PENDING_PER_ROOM = 3
+EXTENSIONS = {"JPEG": "jpg", "PNG": "png", "WEBP": "webp", "GIF": "gif", "BMP": "bmp"}
+
+
+class PhotoTooLarge(GameError):
+    code = "too_large"
+
+
+def _error(error: GameError) -> JsonResponse:
+    status = {"too_large": 413, "rate_limited": 429}.get(error.code)
+    if status is None:
+        raise error  # json_api answers the games codes with their usual statuses
+    return JsonResponse({"error": error.to_dict()}, status=status)
+
+
+def photo_dict(photo: BoardPhoto) -> dict:
+    return {
+        "id": photo.pk,
+        "status": photo.status,
+        "uploaded_by": photo.uploaded_by_id,
+        "result": photo.result or None,
+        "error": photo.error or None,
+        "created_at": int(photo.created_at.timestamp() * 1000),
+    }
+
+
+def _player(request: HttpRequest, room: Room) -> Player:
+    player = viewer(request, room)
+    if player is None:
+        raise NotAPlayer("join the room to send a photo of its board")
+    return player
+
+
+def check_photo(upload: UploadedFile | None) -> str:
+    """Refuse what is not a usable picture, from its header only; returns the extension."""
+    if upload is None:
+        raise InvalidInput("send the photo as the multipart/form-data field 'photo'")
+    if upload.size > MAX_UPLOAD_BYTES:
+        raise PhotoTooLarge(
+            f"the file is {upload.size / 1e6:.1f} MB; the limit is {MAX_UPLOAD_BYTES / 1e6:.0f} MB"
+        )
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            with Image.open(upload) as image:
+                width, height = image.size
+                image_format = image.format or ""
+    except UnidentifiedImageError:
+        raise InvalidInput("the file is not an image (JPEG, PNG, WebP, ...)") from None
+    except Image.DecompressionBombError:
+        raise PhotoTooLarge(f"the image has too many pixels (limit {MAX_PIXELS:,})") from None
+    except Exception:  # Pillow fails on damaged headers in many ways
+        raise InvalidInput("the image is damaged and cannot be decoded") from None
+    finally:
+        upload.seek(0)
+    if width * height > MAX_PIXELS:
+        raise PhotoTooLarge(
+            f"the image is {width}x{height} pixels ({width * height / 1e6:.1f} MP); "
+            f"the limit is {MAX_PIXELS / 1e6:.0f} MP"
+        )
+    if min(width, height) < MIN_SIDE:
+        raise InvalidInput(
+            f"the image is {width}x{height} pixels; a board photo needs at least "
+            f"{MIN_SIDE} pixels a side"
+        )
+    return EXTENSIONS.get(image_format, image_format.lower() or "img")
+
+
+@json_api
+@require_http_methods(["POST"])
+def upload_photo(request: HttpRequest, code: str) -> JsonResponse:
+    room = actions.check_room(code)
+    player = _player(request, room)
+    try:
+        if int(request.META.get("CONTENT_LENGTH") or 0) > MAX_UPLOAD_BYTES + 100_000:
+            raise PhotoTooLarge(f"the photo is over {MAX_UPLOAD_BYTES / 1e6:.0f} MB")
+        upload = request.FILES.get("photo")
+        extension = check_photo(upload)
+        pending = (BoardPhoto.Status.UPLOADED, BoardPhoto.Status.READING)
+        if room.photos.filter(status__in=pending).count() >= MAX_PENDING_PER_ROOM:
+            raise RateLimited("photos are still being read; wait for them and try again")
+    except (PhotoTooLarge, RateLimited) as error:
+        return _error(error)
+    with transaction.atomic():
+        photo = BoardPhoto(room=room, uploaded_by=player)
+        photo.image.save(f"board.{extension}", upload, save=False)
+        photo.save()
+        transaction.on_commit(lambda: enqueue_read(photo.pk))
+    return JsonResponse({"photo": photo_dict(photo)}, status=202)
+
+
+@json_api
+@require_http_methods(["GET"])
+def photo_detail(request: HttpRequest, code: str, photo_id: int) -> JsonResponse:
+    room = actions.check_room(code)
+    _player(request, room)
+    photo = BoardPhoto.objects.filter(room=room, pk=photo_id).first()
+    if photo is None:
+        return JsonResponse(
+            {"error": {"code": "photo_not_found", "message": "no such photo in this room"}},
+            status=404,
+        )
+    return JsonResponse({"photo": photo_dict(photo)})
+
+
+def enqueue_read(photo_id: int) -> None:
+    """Queue the reading. Without a broker (eager Celery, development) it runs in a thread
+    so that the upload answers at once; ``PHOTOS_READ_IN_THREAD = False`` runs it inline."""
+    from photos import tasks
+
+    in_thread = getattr(settings, "PHOTOS_READ_IN_THREAD", settings.CELERY_TASK_ALWAYS_EAGER)
+    if not in_thread:
+        tasks.read_board_photo.delay(photo_id)
+        return
+
+    def run() -> None:
+        try:
+            tasks.read_board_photo.delay(photo_id)
+        except Exception:
+            logger.exception("reading board photo %s failed", photo_id)
+        finally:
+            close_old_connections()
+
+    threading.Thread(target=run, name=f"read-photo-{photo_id}", daemon=True).start()

@@ -1,0 +1,49 @@
+"""A photo of a real board, uploaded by a player and read by ``photos.tasks``."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.db import models
+from django.db.models.signals import post_delete
+from django.dispatch import receiver
+
+from games.models import Player, Room
+
+
+def photo_path(photo: BoardPhoto, filename: str) -> str:
+    """``photos/<room code>/<random>.<ext>``: never the uploader's file name."""
+    extension = filename.rsplit(".", 1)[-1].lower() if "." in filename else "img"
+    return f"photos/{photo.room.code}/{uuid.uuid4().hex}.{extension[:5]}"
+
+
+class BoardPhoto(models.Model):
+    class Status(models.TextChoices):
+        UPLOADED = "uploaded"
+        READING = "reading"
+        READ = "read"
+        FAILED = "failed"
+
+    room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="photos")
+    uploaded_by = models.ForeignKey(
+        Player, on_delete=models.SET_NULL, null=True, blank=True, related_name="photos"
+    )
+    image = models.FileField(upload_to=photo_path)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.UPLOADED)
+    # BoardReading.as_dict() plus "board" (notation), "filled" and "note"; {} until read.
+    result = models.JSONField(default=dict, blank=True)
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"photo {self.pk} of room {self.room_id} ({self.status})"
+
+
+@receiver(post_delete, sender=BoardPhoto)
+def delete_photo_file(sender: type[BoardPhoto], instance: BoardPhoto, **kwargs: object) -> None:
+    """Remove the file with its row (rooms idle for a day are deleted, photos with them)."""
+    if instance.image:
+        instance.image.delete(save=False)

@@ -1,0 +1,119 @@
+"""Reading a stored board photo with ``vision`` and telling the room what it says.
+
+The ``BoardReader`` (TensorFlow models) is loaded once per process, on first use, under a
+lock; web processes that only accept uploads never load it.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any
+
+from django.db import transaction
+
+from games import events
+from photos.models import BoardPhoto
+from vision.errors import ImageError, ModelError, VisionError
+
+logger = logging.getLogger(__name__)
+
+# Dice read with less confidence than this are marked doubtful on the page.
+DOUBTFUL_BELOW = 0.8
+
+_reader = None
+_reader_lock = threading.Lock()
+
+
+def get_reader():
+    """The process's ``BoardReader``, loaded on first call (thread-safe)."""
+    global _reader
+    if _reader is None:
+        with _reader_lock:
+            if _reader is None:
+                from vision.recognize import BoardReader
+
+                _reader = BoardReader()
+    return _reader
+
+
+def size_note(rows: int, cols: int, room_side: int) -> str:
+    """A note for the page when the photo's board does not fit the room ("" when it does)."""
+    if rows == cols == room_side:
+        return ""
+    return (
+        f"the photo shows a {rows}x{cols} board but this room plays {room_side}x{room_side}: "
+        f"the host can change the board size in the settings, then use it"
+    )
+
+
+def do_read_photo(photo_id: int) -> bool:
+    """Read one photo and store the result. Idempotent: False if gone or already done."""
+    with transaction.atomic():
+        photo = (
+            BoardPhoto.objects.select_for_update()
+            .select_related("room")
+            .filter(pk=photo_id)
+            .first()
+        )
+        if photo is None or photo.status in (BoardPhoto.Status.READ, BoardPhoto.Status.FAILED):
+            return False
+        photo.status = BoardPhoto.Status.READING
+        photo.save(update_fields=["status"])
+        events.emit_to_room(photo.room, "board.reading", {"photo_id": photo.pk})
+    try:
+        with photo.image.open("rb") as handle:
+            data = handle.read()
+        result = read_bytes(data, photo.room.rows)
+    except VisionError as error:
+        return _finish(photo_id, error=_user_message(error))
+    except OSError:
+        logger.exception("board photo %s: the stored file cannot be read", photo_id)
+        return _finish(photo_id, error="the photo was lost on the server; please upload it again")
+    except Exception:  # a bug in reading must still answer the room
+        logger.exception("board photo %s could not be read", photo_id)
+        return _finish(photo_id, error="the photo could not be read; please try another")
+    return _finish(photo_id, result=result)
+
+
+def read_bytes(data: bytes, room_side: int) -> dict[str, Any]:
+    """The JSON-ready reading of a photo's bytes, with its board notation and a size note."""
+    reading = get_reader().read(data)
+    result = reading.as_dict()
+    result["board"] = reading.text()
+    result["filled"] = reading.filled
+    result["note"] = size_note(reading.rows, reading.cols, room_side)
+    return result
+
+
+def _user_message(error: VisionError) -> str:
+    if isinstance(error, ModelError):
+        logger.error("board reading unavailable: %s", error)
+        return "reading boards from photos is not available on this server right now"
+    message = str(error)
+    if not isinstance(error, ImageError):  # no board found in a valid picture
+        message += "; take the photo from straight above with the whole board in view"
+    return message
+
+
+def _finish(photo_id: int, result: dict | None = None, error: str = "") -> bool:
+    with transaction.atomic():
+        photo = (
+            BoardPhoto.objects.select_for_update()
+            .select_related("room")
+            .filter(pk=photo_id)
+            .first()
+        )
+        if photo is None or photo.status != BoardPhoto.Status.READING:
+            return False  # deleted meanwhile, or another worker finished it
+        if result is not None:
+            photo.status, photo.result = BoardPhoto.Status.READ, result
+            photo.save(update_fields=["status", "result"])
+            events.emit_to_room(photo.room, "board.read", {"photo_id": photo.pk, **result})
+        else:
+            photo.status, photo.error = BoardPhoto.Status.FAILED, error
+            photo.save(update_fields=["status", "error"])
+            events.emit_to_room(
+                photo.room, "board.unreadable", {"photo_id": photo.pk, "message": error}
+            )
+    return True

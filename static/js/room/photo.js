@@ -1,0 +1,290 @@
+// "Board from a photo" and "Type a board", between rounds: a player uploads a photo of the
+// real board (the phone's camera opens directly), the server reads it (board.reading, then
+// board.read or board.unreadable for everyone in the room), and an editable grid shows the
+// dice. Doubtful dice get an outline and a "?" (never colour alone). The host corrects the
+// grid and sends it with set_board; the next round plays it.
+
+import { capitalise } from "../lib/api.js";
+import { h } from "../lib/dom.js";
+import { faceText } from "./format.js";
+
+// Dice read with less confidence than this are marked doubtful.
+export const DOUBTFUL_BELOW = 0.8;
+const POLL_MS = 2000;
+const POLL_GIVE_UP_MS = 120000;
+
+export class PhotoView {
+  constructor(elements, { code, store, onUseBoard }) {
+    this.el = elements;
+    this.code = code;
+    this.store = store;
+    this.onUseBoard = onUseBoard;
+    this.photoId = null; // the photo this page is waiting for (uploaded here)
+    this.shownPhotoId = null;
+    this.pollTimer = null;
+    this.grid = null; // {rows, cols}
+    this.el.photoButton.addEventListener("click", () => this.el.input.click());
+    this.el.input.addEventListener("change", () => {
+      const file = this.el.input.files && this.el.input.files[0];
+      if (file) this.upload(file);
+      this.el.input.value = "";
+    });
+    this.el.typeButton.addEventListener("click", () => this.openEmpty());
+    this.el.cancel.addEventListener("click", () => this.closeGrid());
+    this.el.form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      this.useBoard();
+    });
+  }
+
+  render(store) {
+    const host = store.isHost;
+    this.el.typeButton.hidden = !host;
+    this.el.useButton.hidden = !host;
+    this.el.hostNote.hidden = host;
+    for (const input of this.el.grid.querySelectorAll("input")) input.readOnly = !host;
+    const next = store.state.settings && store.state.settings.next_board;
+    this.el.next.hidden = !next;
+    this.el.next.textContent = next ? `The next round plays this board: ${next.toUpperCase()}.` : "";
+  }
+
+  // ------------------------------------------------------------------ uploading
+
+  async upload(file) {
+    this.setError("");
+    this.setStatus(`Sending the photo (${(file.size / 1e6).toFixed(1)} MB)…`, true);
+    const body = new FormData();
+    body.append("photo", file);
+    let response;
+    let data = null;
+    try {
+      response = await fetch(`/api/rooms/${this.code}/photos`, { method: "POST", body, credentials: "same-origin" });
+    } catch {
+      this.failed("Could not reach the server. Check your connection and try again.");
+      return;
+    }
+    try {
+      data = await response.json();
+    } catch {
+      // not JSON: a proxy's error page
+    }
+    if (!response.ok) {
+      const message =
+        data && data.error
+          ? data.error.message
+          : response.status === 413
+            ? "The photo is too large."
+            : `The server answered ${response.status}. Please try again.`;
+      this.failed(message);
+      return;
+    }
+    this.photoId = data.photo.id;
+    this.setStatus("Reading the board…", true);
+    this.poll(Date.now());
+  }
+
+  /** The room's events may be missed (a dropped socket): ask for the photo too. */
+  poll(startedAt) {
+    window.clearTimeout(this.pollTimer);
+    const photoId = this.photoId;
+    if (photoId === null) return;
+    this.pollTimer = window.setTimeout(async () => {
+      if (this.photoId !== photoId) return;
+      try {
+        const response = await fetch(`/api/rooms/${this.code}/photos/${photoId}`, { credentials: "same-origin" });
+        const data = await response.json();
+        const photo = data.photo;
+        if (photo && photo.status === "read") this.showReading({ photo_id: photo.id, ...photo.result });
+        else if (photo && photo.status === "failed") this.unreadable({ photo_id: photo.id, message: photo.error });
+      } catch {
+        // try again below
+      }
+      if (this.photoId === photoId && Date.now() - startedAt < POLL_GIVE_UP_MS) this.poll(startedAt);
+      else if (this.photoId === photoId) this.failed("Reading the photo is taking too long. Please try again.");
+    }, POLL_MS);
+  }
+
+  // ------------------------------------------------------------------ room events
+
+  onEvent(event) {
+    if (event.type === "board.reading") {
+      if (event.photo_id === this.photoId) this.setStatus("Reading the board…", true);
+      else if (this.photoId === null && !this.grid) this.setStatus("Someone sent a photo of the board; reading it…", true);
+    } else if (event.type === "board.read") {
+      this.showReading(event);
+    } else if (event.type === "board.unreadable") {
+      if (event.photo_id === this.photoId || this.photoId === null) this.unreadable(event);
+    }
+  }
+
+  showReading(reading) {
+    if (reading.photo_id === this.shownPhotoId) return;
+    this.shownPhotoId = reading.photo_id;
+    if (reading.photo_id === this.photoId) this.stopWaiting();
+    this.setStatus("");
+    this.setError("");
+    this.openGrid(reading.rows, reading.cols, reading.letters, reading.confidence);
+    const doubtful = reading.confidence.flat().filter((value) => value < DOUBTFUL_BELOW).length;
+    const notes = [];
+    if (reading.note) notes.push(capitalise(reading.note) + ".");
+    notes.push(
+      doubtful
+        ? `Check the ${doubtful === 1 ? "die" : `${doubtful} dice`} marked ? against the real board.`
+        : "Check the dice against the real board.",
+    );
+    this.el.note.textContent = notes.join(" ");
+    this.el.title.textContent = "Board read from the photo";
+  }
+
+  unreadable(event) {
+    this.stopWaiting();
+    this.failed(`The photo could not be read: ${event.message}.`);
+  }
+
+  // ------------------------------------------------------------------ the grid
+
+  openEmpty() {
+    const [rows, cols] = this.store.state.settings.board_size.split("x").map(Number);
+    this.setError("");
+    this.openGrid(rows, cols, null, null);
+    this.el.note.textContent = "Type each die's letter, row by row (Qu as Q, a blank die as #).";
+    this.el.title.textContent = "Type the board";
+    const first = this.el.grid.querySelector("input");
+    if (first) first.focus();
+  }
+
+  openGrid(rows, cols, letters, confidence) {
+    this.grid = { rows, cols };
+    const readOnly = !this.store.isHost;
+    this.el.grid.style.setProperty("--cols", cols);
+    const cells = [];
+    for (let row = 0; row < rows; row += 1) {
+      for (let col = 0; col < cols; col += 1) {
+        const face = letters ? letters[row][col] : "";
+        const doubtful = confidence ? confidence[row][col] < DOUBTFUL_BELOW : false;
+        const label = `Row ${row + 1}, die ${col + 1}${doubtful ? " (doubtful: check it)" : ""}`;
+        const input = h("input", {
+          type: "text",
+          class: "die-input",
+          value: face === "#" ? "#" : faceText(face),
+          maxlength: 2,
+          autocapitalize: "characters",
+          autocomplete: "off",
+          spellcheck: "false",
+          "aria-label": label,
+          dataset: { row, col },
+        });
+        input.readOnly = readOnly;
+        const cell = h(
+          "div",
+          { class: `die-cell${doubtful ? " doubtful" : ""}` },
+          input,
+          doubtful ? h("span", { class: "doubt-mark", "aria-hidden": "true", text: "?" }) : null,
+        );
+        input.addEventListener("focus", () => input.select()); // typing replaces the die
+        input.addEventListener("input", () => {
+          cell.classList.remove("doubtful");
+          const mark = cell.querySelector(".doubt-mark");
+          if (mark) mark.remove();
+          input.setAttribute("aria-label", `Row ${row + 1}, die ${col + 1}`);
+          // Two-letter faces (th, er, ...) exist on 6x6: there, move on by hand. Smaller
+          // boards move to the next die after one letter, or after Q plus the next key
+          // ("qu" stays the Qu die; "qi" is Qu, then i in the next die).
+          if (cols >= 6) return;
+          const value = input.value.trim().toLowerCase();
+          if (!value || value === "q") return;
+          const next = cells[cells.indexOf(cell) + 1];
+          let carry = value.length > 1 ? value.slice(1) : "";
+          if (value[0] === "q") {
+            input.value = "Qu";
+            carry = value === "qu" ? "" : value.slice(1);
+          } else if (carry) {
+            input.value = value[0];
+          }
+          if (!next) return;
+          const nextInput = next.querySelector("input");
+          nextInput.focus();
+          if (carry) {
+            nextInput.value = carry;
+            nextInput.dispatchEvent(new Event("input"));
+          }
+        });
+        cells.push(cell);
+      }
+    }
+    this.el.grid.replaceChildren(...cells);
+    this.el.form.hidden = false;
+    this.render(this.store);
+  }
+
+  closeGrid() {
+    this.grid = null;
+    this.el.form.hidden = true;
+    this.el.grid.replaceChildren();
+    this.setError("");
+  }
+
+  /** The grid as board text ("c,a,t,s qu,i,e,x …"), or null after showing what is wrong. */
+  boardText() {
+    const inputs = [...this.el.grid.querySelectorAll("input")];
+    const faces = inputs.map((input) => input.value.trim().toLowerCase());
+    const empty = faces.findIndex((face) => !face);
+    if (empty >= 0) {
+      this.setError("Fill in every die first.");
+      inputs[empty].focus();
+      return null;
+    }
+    const { rows, cols } = this.grid;
+    const lines = [];
+    for (let row = 0; row < rows; row += 1) {
+      lines.push(faces.slice(row * cols, (row + 1) * cols).map((face) => (face === "q" ? "qu" : face)).join(","));
+    }
+    return lines.join(" ");
+  }
+
+  useBoard() {
+    if (!this.grid) return;
+    const text = this.boardText();
+    if (text === null) return;
+    this.setError("");
+    this.setStatus("Sending the board…");
+    this.onUseBoard(text);
+  }
+
+  /** The server took the board (ok to set_board). */
+  confirmed(board) {
+    this.closeGrid();
+    this.setStatus(board ? `The next round plays this board: ${board.toUpperCase()}.` : "");
+  }
+
+  /** The server refused the board (error to set_board). */
+  refused(message) {
+    this.setStatus("");
+    this.setError(message);
+  }
+
+  // ------------------------------------------------------------------ status
+
+  stopWaiting() {
+    this.photoId = null;
+    window.clearTimeout(this.pollTimer);
+  }
+
+  failed(message) {
+    this.stopWaiting();
+    this.setStatus("");
+    this.setError(capitalise(message));
+  }
+
+  setStatus(text, busy = false) {
+    this.el.status.textContent = text;
+    this.el.status.hidden = !text;
+    this.el.status.classList.toggle("busy", busy);
+    this.el.photoButton.disabled = busy;
+  }
+
+  setError(text) {
+    this.el.error.textContent = text;
+    this.el.error.hidden = !text;
+  }
+}

@@ -1,0 +1,131 @@
+"""House rules in real browsers: a player challenges a word the dictionary refused, the
+host accepts it, and both pages show the round scored again with the word counted."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from solver import dictionaries, from_faces
+from solver.scoring import word_points
+from tests.browser.helpers import (
+    DESKTOP,
+    board_faces,
+    create_room,
+    join_room,
+    my_word,
+    screenshot,
+    type_word,
+    wait_until_playing,
+    watch_errors,
+    words_on,
+)
+from tests.browser.test_play import scoreboard
+
+pytestmark = pytest.mark.browser
+
+VOWELS = set("aeiouy")
+
+
+def non_word_on(faces: list[list[str]]) -> tuple[str, tuple[int, int, int]]:
+    """Three adjacent dice spelling no English word (by the solver's lexicon), preferring
+    ones that look like a word (consonant, vowel, consonant). Returns (word, path)."""
+    board = from_faces(faces)
+    lexicon = dictionaries.load("english")
+    neighbours = board.neighbours()
+    candidates = []
+    for a in range(len(board.faces)):
+        for b in neighbours[a]:
+            for c in neighbours[b]:
+                if c == a:
+                    continue
+                letters = [board.faces[cell].lower() for cell in (a, b, c)]
+                if any(len(letter) != 1 or not letter.isalpha() for letter in letters):
+                    continue
+                word = "".join(letters)
+                if word in lexicon or lexicon.drop_reason(word) is not None:
+                    continue
+                looks_real = letters[0] not in VOWELS and letters[1] in VOWELS
+                candidates.append((not looks_real, word, (a, b, c)))
+    assert candidates, f"no non-word path on {faces}"
+    _, word, path = min(candidates)
+    return word, path
+
+
+def test_player_challenges_a_refused_word_and_the_host_accepts_it(site, browser) -> None:
+    ann_context = browser.new_context(viewport=DESKTOP)
+    bob_context = browser.new_context(viewport=DESKTOP)
+    try:
+        ann, bob = ann_context.new_page(), bob_context.new_page()
+        ann_errors, bob_errors = watch_errors(ann), watch_errors(bob)
+        code = create_room(ann, site.url, "Ann")
+        join_room(bob, f"{site.url}/r/{code}/", "Bob")
+
+        ann.locator("#start-round").click()
+        wait_until_playing(ann)
+        wait_until_playing(bob)
+        faces = board_faces(bob)
+        words = [w for w in words_on(faces) if len(w.path) >= 3]
+        assert len(words) >= 2, f"too few words on {faces}"
+        ann_word, bob_word = words[0], words[1]
+        odd, _path = non_word_on(faces)
+        odd_points = word_points(len(odd))
+
+        type_word(ann, ann_word.word)
+        expect(my_word(ann, ann_word.word)).to_be_visible()
+        type_word(bob, bob_word.word)
+        expect(my_word(bob, bob_word.word)).to_be_visible()
+        type_word(bob, odd)
+        expect(my_word(bob, odd, "bad")).to_contain_text("not in the dictionary")
+
+        site.end_round_now(code)
+        for page in (ann, bob):
+            expect(page.locator("#results-title")).to_have_text("Round 1 results")
+
+        def expected(bob_points: int) -> list[tuple[str, str, str]]:
+            rows = [("Ann", ann_word.points), ("Bob", bob_points)]
+            rows.sort(key=lambda row: (-row[1], row[0].lower()))
+            return [(name, str(points), str(points)) for name, points in rows]
+
+        assert scoreboard(ann) == scoreboard(bob) == expected(bob_word.points)
+
+        # Only Bob can challenge his word, and only from his own page.
+        challenge = bob.get_by_role("button", name=re.compile(f"^Challenge {odd.upper()}"))
+        expect(challenge).to_be_visible()
+        box = challenge.bounding_box()
+        assert box["width"] >= 44 and box["height"] >= 44, box
+        expect(ann.locator(".challenge-button")).to_have_count(0)
+
+        # By keyboard: focus the button and press Enter.
+        challenge.focus()
+        bob.keyboard.press("Enter")
+        ann_item = ann.locator(".challenge-list li", has_text=f"Bob challenges {odd.upper()}")
+        expect(ann_item).to_be_visible()
+        expect(bob.locator(".challenge-list")).to_contain_text(f"You challenge {odd.upper()}")
+        expect(bob.locator(".challenge-list")).to_contain_text("Waiting for Ann to rule")
+        expect(bob.get_by_role("button", name="Accept")).to_have_count(0)
+        expect(challenge).to_have_count(0)
+
+        screenshot(ann, "challenge-host", full_page=True)
+        ann_item.get_by_role("button", name=f"Accept {odd.upper()}").click()
+
+        rescored = expected(bob_word.points + odd_points)
+        for page in (ann, bob):
+            expect(page.locator(".challenge-list")).to_contain_text("Accepted by the host")
+            accepted = page.locator(".player-words", has_text="Bob").locator(
+                f'.chip.good .chip-button[data-word="{odd}"]'
+            )
+            expect(accepted).to_contain_text(f"+{odd_points} · accepted by the host")
+            expect(page.locator(".scoreboard tbody")).to_contain_text(
+                str(bob_word.points + odd_points)
+            )
+        assert scoreboard(ann) == scoreboard(bob) == rescored
+        screenshot(bob, "challenge-accepted", full_page=True)
+        expect(ann.get_by_role("button", name=f"Accept {odd.upper()}")).to_have_count(0)
+
+        assert ann_errors == [] and bob_errors == []
+    finally:
+        ann_context.close()
+        bob_context.close()

@@ -1,0 +1,269 @@
+"""Board from a photo: upload (POST /api/rooms/<code>/photos), the reading task and its
+room events, and the host confirming the read board with ``set_board``."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+from asgiref.sync import sync_to_async
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
+from PIL import Image
+
+from photos import api as photos_api
+from photos import reading
+from photos.models import BoardPhoto
+from photos.tasks import read_board_photo
+from tests.games.ws_helpers import (
+    ask,
+    connect,
+    create_room,
+    join_room,
+    receive_until,
+    tear_down,
+    two_players,
+)
+from vision.errors import GridNotFoundError
+from vision.recognize import BoardReading
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+BOARDS_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "boggle-boards"
+# A 4x4 photo that the shipped models read whole ("ygkh auox mrlz isio" when written).
+PHOTO = BOARDS_DIR / "004d2c027e43dd194554d6527b4ba67a.jpg"
+
+
+@pytest.fixture(autouse=True)
+async def _close_sockets():
+    yield
+    await tear_down()
+
+
+@pytest.fixture(autouse=True)
+def _media(settings, tmp_path):
+    """Photos go to a temporary MEDIA_ROOT and are read inline (no thread) in tests."""
+    settings.MEDIA_ROOT = tmp_path / "media"
+    settings.PHOTOS_READ_IN_THREAD = False
+
+
+@pytest.fixture
+def fake_reader(monkeypatch):
+    """Replace the models with a reader returning ``fake_reader.reading`` (or raising it)."""
+
+    class FakeReader:
+        reading: BoardReading | Exception = BoardReading(
+            rows=4,
+            cols=4,
+            letters=[list("cats"), ["qu", "i", "e", "x"], list("dogz"), list("went")],
+            confidence=[[0.99] * 4, [0.99, 0.5, 0.99, 0.99], [0.99] * 4, [0.99] * 4],
+            centers=[[[float(c), float(r)] for c in range(4)] for r in range(4)],
+        )
+
+        def read(self, source):
+            assert isinstance(source, bytes)
+            if isinstance(self.reading, Exception):
+                raise self.reading
+            return self.reading
+
+    fake = FakeReader()
+    monkeypatch.setattr(reading, "_reader", fake)
+    return fake
+
+
+def real_photo_bytes() -> bytes:
+    if not PHOTO.is_file():
+        pytest.skip(f"the labelled board photos are not here ({PHOTO}); they live outside the repo")
+    return PHOTO.read_bytes()
+
+
+def png_bytes(size=(200, 200), mode="RGB") -> bytes:
+    buffer = io.BytesIO()
+    Image.new(mode, size).save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+async def upload(client: Client, code: str, data: bytes | None, name="board.jpg", **headers):
+    body = {} if data is None else {"photo": SimpleUploadedFile(name, data, "image/jpeg")}
+    return await sync_to_async(client.post)(f"/api/rooms/{code}/photos", body, **headers)
+
+
+# ------------------------------------------------------------------ the real models
+
+
+async def test_a_player_uploads_a_real_photo_and_the_host_plays_that_board():
+    data = real_photo_bytes()
+    ann, bob = await two_players()
+    response = await upload(bob.client, bob.code, data)  # any player may upload
+    assert response.status_code == 202, response.content
+    photo_id = response.json()["photo"]["id"]
+    assert response.json()["photo"]["status"] in ("uploaded", "read")
+
+    reading_event = await receive_until(ann.comm, "board.reading")
+    assert reading_event["photo_id"] == photo_id
+    read = await receive_until(ann.comm, "board.read", timeout=60)
+    assert read["photo_id"] == photo_id
+    assert (read["rows"], read["cols"]) == (4, 4)
+    assert len(read["letters"]) == 4 and all(len(row) == 4 for row in read["letters"])
+    assert all(0.0 <= value <= 1.0 for row in read["confidence"] for value in row)
+    assert read["board"] == "ygkh auox mrlz isio"
+    assert read["note"] == ""
+    assert (await receive_until(bob.comm, "board.read"))["board"] == read["board"]
+
+    photo = await sync_to_async(BoardPhoto.objects.get)(pk=photo_id)
+    assert photo.status == "read" and photo.result["board"] == read["board"]
+    assert photo.uploaded_by_id == bob.id
+
+    # The host confirms it (possibly corrected); the next round plays it.
+    reply = await ask(ann.comm, "set_board", board=read["board"])
+    assert reply["type"] == "ok" and reply["board"] == "ygkh auox mrlz isio"
+    reply = await ask(ann.comm, "start_round")
+    assert reply["type"] == "ok", reply
+    started = await receive_until(bob.comm, "round.started")
+    assert started["round"]["board"] == "ygkh auox mrlz isio"
+
+
+async def test_a_corrupt_jpeg_is_refused_or_reported_unreadable():
+    data = real_photo_bytes()
+    ann, bob = await two_players()
+    broken = data[: len(data) // 3]  # a truncated upload: the header is fine
+    response = await upload(ann.client, ann.code, broken)
+    if response.status_code == 400:
+        assert response.json()["error"]["code"] == "invalid"
+        return
+    assert response.status_code == 202, response.content
+    event = await receive_until(bob.comm, "board.unreadable", timeout=60)
+    assert event["photo_id"] == response.json()["photo"]["id"]
+    assert "damaged" in event["message"] or "decoded" in event["message"]
+
+
+# ------------------------------------------------------------------ refused uploads
+
+
+async def test_a_file_that_is_not_an_image_is_400():
+    ann = await create_room()
+    response = await upload(ann.client, ann.code, b"%PDF-1.4 not a photo at all" * 10)
+    assert response.status_code == 400
+    assert response.json() == {
+        "error": {"code": "invalid", "message": "the file is not an image (JPEG, PNG, WebP, ...)"}
+    }
+    assert await sync_to_async(BoardPhoto.objects.count)() == 0
+
+
+async def test_no_photo_field_is_400():
+    ann = await create_room()
+    response = await upload(ann.client, ann.code, None)
+    assert response.status_code == 400
+    assert "'photo'" in response.json()["error"]["message"]
+
+
+async def test_a_file_over_15_mb_is_413():
+    ann = await create_room()
+    response = await upload(ann.client, ann.code, b"\xff\xd8" + b"0" * photos_api.MAX_UPLOAD_BYTES)
+    assert response.status_code == 413
+    assert response.json()["error"]["code"] == "too_large"
+    assert "15 MB" in response.json()["error"]["message"]
+
+
+async def test_an_image_over_the_pixel_limit_is_413():
+    ann = await create_room()
+    bomb = png_bytes((8000, 8000), mode="1")  # 64 MP in a few kB
+    response = await upload(ann.client, ann.code, bomb, name="bomb.png")
+    assert response.status_code == 413
+    assert "MP" in response.json()["error"]["message"]
+
+
+async def test_a_tiny_image_is_400():
+    ann = await create_room()
+    response = await upload(ann.client, ann.code, png_bytes((20, 20)), name="tiny.png")
+    assert response.status_code == 400
+    assert "pixels a side" in response.json()["error"]["message"]
+
+
+async def test_an_unknown_room_is_404():
+    ann = await create_room()
+    response = await upload(ann.client, "zzzzzzzz", png_bytes())
+    assert response.status_code == 404
+    assert response.json()["error"]["code"] == "room_not_found"
+
+
+async def test_someone_who_is_not_a_player_gets_403():
+    ann = await create_room()
+    response = await upload(Client(), ann.code, png_bytes())
+    assert response.status_code == 403
+    assert response.json()["error"]["code"] == "not_a_player"
+    other = await create_room("Cid")  # a player of another room, by token
+    response = await upload(
+        Client(), ann.code, png_bytes(), HTTP_AUTHORIZATION=f"Bearer {other.token}"
+    )
+    assert response.status_code == 403
+
+
+# ------------------------------------------------------------------ the task (fake models)
+
+
+async def test_a_bearer_token_upload_is_read_and_stored(fake_reader):
+    ann = await create_room()
+    bob = await join_room(ann.code, "Bob")
+    await connect(ann)
+    response = await upload(
+        Client(), ann.code, png_bytes(), name="b.png", HTTP_AUTHORIZATION=f"Bearer {bob.token}"
+    )
+    assert response.status_code == 202
+    photo_id = response.json()["photo"]["id"]
+    read = await receive_until(ann.comm, "board.read")
+    assert read["board"] == "cats quiex dogz went"
+    assert read["confidence"][1][1] == 0.5
+    detail = await sync_to_async(bob.client.get)(f"/api/rooms/{ann.code}/photos/{photo_id}")
+    assert detail.status_code == 200
+    assert detail.json()["photo"]["status"] == "read"
+    assert detail.json()["photo"]["result"]["board"] == "cats quiex dogz went"
+    photo = await sync_to_async(BoardPhoto.objects.get)(pk=photo_id)
+    assert photo.image.name.endswith(".png") and photo.image.name.startswith(f"photos/{ann.code}/")
+
+
+async def test_the_task_is_idempotent(fake_reader):
+    ann, _ = await two_players()
+    response = await upload(ann.client, ann.code, png_bytes())
+    photo_id = response.json()["photo"]["id"]
+    await receive_until(ann.comm, "board.read")
+    assert await sync_to_async(read_board_photo)(photo_id) is False  # already read
+    assert await sync_to_async(read_board_photo)(999_999) is False  # gone
+    assert await ann.comm.receive_nothing(timeout=0.2)
+
+
+async def test_a_board_of_another_size_is_returned_with_a_note(fake_reader):
+    fake_reader.reading = BoardReading(
+        rows=5,
+        cols=5,
+        letters=[list("abcde")] * 5,
+        confidence=[[0.9] * 5] * 5,
+        centers=[[[0.0, 0.0]] * 5] * 5,
+    )
+    ann, _ = await two_players()
+    await upload(ann.client, ann.code, png_bytes())
+    read = await receive_until(ann.comm, "board.read")
+    assert (read["rows"], read["cols"]) == (5, 5)
+    assert "5x5" in read["note"] and "4x4" in read["note"]
+    reply = await ask(ann.comm, "set_board", board=read["board"])  # the room still plays 4x4
+    assert reply["type"] == "error" and reply["code"] == "invalid"
+
+
+async def test_no_board_in_the_photo_is_board_unreadable(fake_reader):
+    fake_reader.reading = GridNotFoundError("no grid of dice in the photo")
+    ann, bob = await two_players()
+    response = await upload(bob.client, bob.code, png_bytes())
+    event = await receive_until(ann.comm, "board.unreadable")
+    assert event["photo_id"] == response.json()["photo"]["id"]
+    assert event["message"].startswith("no grid of dice in the photo; take the photo")
+    photo = await sync_to_async(BoardPhoto.objects.get)(pk=event["photo_id"])
+    assert photo.status == "failed" and photo.error == event["message"]
+
+
+async def test_a_bug_while_reading_still_answers_the_room(fake_reader):
+    fake_reader.reading = RuntimeError("boom")
+    ann, _ = await two_players()
+    await upload(ann.client, ann.code, png_bytes())
+    event = await receive_until(ann.comm, "board.unreadable")
+    assert "boom" not in event["message"]

@@ -1,0 +1,124 @@
+"""Read a Boggle board from a photo: the whole pipeline behind one object.
+
+``BoardReader`` loads both models once; ``read`` takes a path, the bytes of a file or an
+RGB array and returns a ``BoardReading`` or raises a ``VisionError`` saying why not.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from vision.classify import DieClassifier
+from vision.crops import cut_dice
+from vision.detect import DiceDetector
+from vision.errors import BoardNotFoundError, VisionError
+from vision.lattice import SIDES, GridFit, fit_grid
+from vision.loading import ImageSource, Photo, load_photo
+from vision.runtime import load_model
+
+MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
+DETECTOR_FILE = "dice_detector.keras"
+CLASSIFIER_FILE = "die_classifier.keras"
+# Large JPEGs are decoded at a reduced scale down to this side (pixels): still at least
+# 50 pixels a die for a 6x6 board filling a third of the photo, and 5-10x faster.
+WORK_SIDE = 1600
+
+
+@dataclass(frozen=True)
+class BoardReading:
+    """A board read from a photo; every list is rows of cells, top row first.
+
+    ``letters`` holds faces as in ``solver.board`` (``"qu"``, ``"th"``, ``"#"``);
+    ``confidence`` the probability of each reading; ``centers`` each die's centre as
+    ``[x, y]`` in the photo's pixels (after EXIF orientation).
+    """
+
+    rows: int
+    cols: int
+    letters: list[list[str]]
+    confidence: list[list[float]]
+    centers: list[list[list[float]]]
+    filled: int = 0  # dice the detector missed, placed from the grid
+
+    def as_dict(self) -> dict[str, object]:
+        """JSON-ready form (keys rows, cols, letters, confidence, centers)."""
+        return {
+            "rows": self.rows,
+            "cols": self.cols,
+            "letters": self.letters,
+            "confidence": [[round(value, 4) for value in row] for row in self.confidence],
+            "centers": [[[round(v, 1) for v in point] for point in row] for row in self.centers],
+        }
+
+    def text(self) -> str:
+        """The board in ``solver.board`` notation (rows separated by spaces)."""
+        from solver.board import from_faces
+
+        return from_faces(self.letters).to_text()
+
+
+def parse_size(text: str) -> int:
+    """``"5x5"`` (or ``"5"``) -> 5; ValueError for anything else."""
+    parts = text.lower().replace(" ", "").split("x")
+    if len(parts) == 2 and parts[0] != parts[1]:
+        raise ValueError(f"boards are square: {text!r}")
+    try:
+        side = int(parts[0])
+    except ValueError:
+        raise ValueError(f"not a board size: {text!r} (use 4x4, 5x5 or 6x6)") from None
+    if side not in SIDES or len(parts) > 2:
+        raise ValueError(f"not a board size: {text!r} (use 4x4, 5x5 or 6x6)")
+    return side
+
+
+class BoardReader:
+    """Loads the models once and reads boards from photos."""
+
+    def __init__(self, models_dir: Path = MODELS_DIR, tta: bool = True) -> None:
+        self.detector = DiceDetector(load_model(Path(models_dir) / DETECTOR_FILE))
+        self.classifier = DieClassifier(load_model(Path(models_dir) / CLASSIFIER_FILE), tta=tta)
+
+    def read(self, source: ImageSource | np.ndarray, size: int | None = None) -> BoardReading:
+        """Read the board in ``source``; ``size`` (4, 5 or 6) forces the grid side.
+
+        Raises an ImageError for unusable input and BoardNotFoundError (GridNotFoundError,
+        DiceCountError) when no board is read.
+        """
+        if isinstance(source, np.ndarray):
+            photo = Photo(source, (1.0, 1.0))
+        else:
+            photo = load_photo(source, work_side=WORK_SIDE)
+        fit = self._fit(photo.pixels, (size,) if size else SIDES)
+        grid = fit.grid
+        reading = self.classifier.read(cut_dice(photo.pixels, grid))
+        centers = photo.to_full(grid.centers())
+        letters, confidence, coords = [], [], []
+        for row in range(grid.rows):
+            cells = range(row * grid.cols, (row + 1) * grid.cols)
+            letters.append([reading.faces[i] for i in cells])
+            confidence.append([reading.confidence[i] for i in cells])
+            coords.append([[float(v) for v in centers[row, col]] for col in range(grid.cols)])
+        return BoardReading(grid.rows, grid.cols, letters, confidence, coords, fit.missing)
+
+    def _fit(self, image: np.ndarray, sides: tuple[int, ...]) -> GridFit:
+        """The grid of the first detector pass (latest first) whose centres fit one."""
+        failure: VisionError | None = None
+        for points, scores in self.detector.candidates(image):
+            try:
+                return fit_grid(points, sides=sides, scores=scores)
+            except BoardNotFoundError as error:
+                failure = failure or error  # report the last pass's reason
+        assert failure is not None
+        raise failure
+
+    def try_read(
+        self, source: ImageSource | np.ndarray, size: int | None = None
+    ) -> BoardReading | VisionError:
+        """``read``, returning the VisionError instead of raising it."""
+        try:
+            return self.read(source, size)
+        except VisionError as error:
+            return error
