@@ -50,12 +50,7 @@ def size_note(rows: int, cols: int, room_side: int) -> str:
 def do_read_photo(photo_id: int) -> bool:
     """Read one photo and store the result. Idempotent: False if gone or already done."""
     with transaction.atomic():
-        photo = (
-            BoardPhoto.objects.select_for_update()
-            .select_related("room")
-            .filter(pk=photo_id)
-            .first()
-        )
+        photo = _locked_photo(photo_id)
         if photo is None or photo.status in (BoardPhoto.Status.READ, BoardPhoto.Status.FAILED):
             return False
         photo.status = BoardPhoto.Status.READING
@@ -96,14 +91,14 @@ def _user_message(error: VisionError) -> str:
     return message
 
 
+def _locked_photo(photo_id: int) -> BoardPhoto | None:
+    """The photo row, locked until the transaction ends; None if it was deleted."""
+    return BoardPhoto.objects.select_for_update().select_related("room").filter(pk=photo_id).first()
+
+
 def _finish(photo_id: int, result: dict | None = None, error: str = "") -> bool:
     with transaction.atomic():
-        photo = (
-            BoardPhoto.objects.select_for_update()
-            .select_related("room")
-            .filter(pk=photo_id)
-            .first()
-        )
+        photo = _locked_photo(photo_id)
         if photo is None or photo.status != BoardPhoto.Status.READING:
             return False  # deleted meanwhile, or another worker finished it
         if result is not None:
