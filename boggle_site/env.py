@@ -24,10 +24,26 @@ DEV_SECRET_KEY = "django-insecure-dev-only-not-for-production"
 # Variables whose presence means "this is a real deployment".
 PRODUCTION_VARS = ("DATABASE_URL", "REDIS_URL")
 
-# Seconds a database connection is reused across requests (0 would reconnect every request).
-CONN_MAX_AGE = 60
+# PostgreSQL connections per process, from a pool (psycopg_pool): under ASGI each request
+# runs in a thread of its own, so persistent per-thread connections would pile up until
+# PostgreSQL refuses more ("too many clients"). Processes x DATABASE_POOL_SIZE must stay
+# under the server's max_connections (100 by default): see README, Production.
+DEFAULT_POOL_SIZE = 10
+# Seconds a request waits for a free pooled connection before failing.
+POOL_TIMEOUT_SECONDS = 30
 
 DEV_HOSTS = ["localhost", "127.0.0.1", "[::1]"]
+
+# SQLite (the embedded default) with many writers at once: WAL lets readers go on during a
+# write, IMMEDIATE transactions take the write lock when they begin (a deferred one that
+# reads, then writes, fails at once with "database is locked" instead of waiting), and
+# writers wait up to SQLITE_BUSY_SECONDS for the lock instead of failing.
+SQLITE_BUSY_SECONDS = 30
+SQLITE_OPTIONS = {
+    "timeout": SQLITE_BUSY_SECONDS,
+    "transaction_mode": "IMMEDIATE",
+    "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+}
 
 # Seconds the channel layer's Redis client waits for a reply. channels_redis waits for
 # messages with a blocking BZPOPMIN of 5 s; redis-py 8's default socket timeout is also 5 s,
@@ -58,8 +74,10 @@ def get_list(env: Env, name: str, default: list[str] | None = None) -> list[str]
 
 
 def is_production(env: Env) -> bool:
-    """True when any production service (PostgreSQL, Redis) is configured."""
-    return any(get_str(env, name) for name in PRODUCTION_VARS)
+    """True when any production service (PostgreSQL, Redis) is configured. A ``sqlite:``
+    DATABASE_URL only moves the embedded default's database file."""
+    url = get_str(env, "DATABASE_URL")
+    return bool(get_str(env, "REDIS_URL")) or bool(url and not url.startswith("sqlite:"))
 
 
 def debug_enabled(env: Env) -> bool:
@@ -82,9 +100,39 @@ def secret_key(env: Env) -> str:
     return DEV_SECRET_KEY
 
 
+def serves_local_network(env: Env) -> bool:
+    """True in the embedded default (no DJANGO_ALLOWED_HOSTS, no production service): the
+    site answers any address of this machine and the local network's own names, so phones
+    on the same Wi-Fi can play (``boggle_site.hosts`` refuses public names)."""
+    return not get_str(env, "DJANGO_ALLOWED_HOSTS") and not is_production(env)
+
+
 def allowed_hosts(env: Env) -> list[str]:
-    """DJANGO_ALLOWED_HOSTS as a list; local names only when unset."""
+    """DJANGO_ALLOWED_HOSTS as a list. Unset: every Host in the embedded default (narrowed
+    to local names by ``boggle_site.hosts.LocalNetworkHostMiddleware``), local names only
+    in production."""
+    if serves_local_network(env):
+        return ["*"]
     return get_list(env, "DJANGO_ALLOWED_HOSTS", DEV_HOSTS)
+
+
+def public_url(env: Env) -> str:
+    """BOGGLE_PUBLIC_URL (``https://boggle.example.org``): the fixed base of join links and
+    QR codes, without a trailing slash; empty when unset (links follow the request)."""
+    value = get_str(env, "BOGGLE_PUBLIC_URL").rstrip("/")
+    if value and not (
+        value.startswith(("http://", "https://")) and "/" not in value.split("//", 1)[1]
+    ):
+        raise ImproperlyConfigured(
+            f"BOGGLE_PUBLIC_URL must be a scheme and host such as https://boggle.example.org, not {value!r}"
+        )
+    return value
+
+
+def lan_host(env: Env) -> str:
+    """BOGGLE_LAN_HOST: the address or name phones use for this machine (instead of the one
+    detected), for join links when the host's browser is on 127.0.0.1 or localhost."""
+    return get_str(env, "BOGGLE_LAN_HOST").lower()
 
 
 def csrf_trusted_origins(env: Env) -> list[str]:
@@ -99,8 +147,28 @@ def database_config(env: Env, base_dir: Path) -> dict[str, Any]:
     """
     url = get_str(env, "DATABASE_URL")
     if url:
-        return dict(dj_database_url.parse(url, conn_max_age=CONN_MAX_AGE, conn_health_checks=True))
-    return {"ENGINE": "django.db.backends.sqlite3", "NAME": base_dir / "var" / "db.sqlite3"}
+        # Health checks: a connection PostgreSQL dropped (a restart) is replaced, not used.
+        config = dict(dj_database_url.parse(url, conn_health_checks=True))
+    else:
+        config = {"ENGINE": "django.db.backends.sqlite3", "NAME": base_dir / "var" / "db.sqlite3"}
+    if config["ENGINE"] == "django.db.backends.sqlite3":
+        config["OPTIONS"] = {**SQLITE_OPTIONS, **config.get("OPTIONS", {})}
+    elif config["ENGINE"] == "django.db.backends.postgresql":
+        pool = {
+            "min_size": 1,
+            "max_size": pool_size(env),
+            "timeout": POOL_TIMEOUT_SECONDS,
+        }
+        config["OPTIONS"] = {**config.get("OPTIONS", {}), "pool": pool}
+    return config
+
+
+def pool_size(env: Env) -> int:
+    """DATABASE_POOL_SIZE: most PostgreSQL connections one process holds (default 10)."""
+    value = get_str(env, "DATABASE_POOL_SIZE", str(DEFAULT_POOL_SIZE))
+    if not value.isdigit() or int(value) < 1:
+        raise ImproperlyConfigured(f"DATABASE_POOL_SIZE must be a positive integer, not {value!r}")
+    return int(value)
 
 
 def channel_layers(env: Env) -> dict[str, Any]:

@@ -19,6 +19,11 @@ SECRET_KEY = env.secret_key(ENV)
 DEBUG = env.debug_enabled(ENV)
 ALLOWED_HOSTS = env.allowed_hosts(ENV)
 CSRF_TRUSTED_ORIGINS = env.csrf_trusted_origins(ENV)
+# Embedded default: answer this machine's addresses and local names (boggle_site.hosts).
+BOGGLE_SERVES_LOCAL_NETWORK = env.serves_local_network(ENV)
+# Base of join links and QR codes; else the request's address, never a loopback one.
+BOGGLE_PUBLIC_URL = env.public_url(ENV)
+BOGGLE_LAN_HOST = env.lan_host(ENV)
 
 INSTALLED_APPS = [
     # First, so that `manage.py runserver` is Daphne's ASGI server (websockets included).
@@ -36,6 +41,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: refuse public Host names in the embedded default before anything reads them.
+    "boggle_site.hosts.LocalNetworkHostMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Right after SecurityMiddleware, as WhiteNoise asks: Daphne then serves static files.
     "whitenoise.middleware.WhiteNoiseMiddleware",

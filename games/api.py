@@ -12,9 +12,11 @@ from functools import wraps
 from typing import Any
 
 from django.http import HttpRequest, JsonResponse
+from django.urls import reverse
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 
+from boggle_site.hosts import absolute_url
 from games import actions, presenters
 from games.exceptions import GameError, InvalidInput, RoundNotFound, WrongRoundState
 from games.lexicons import available_dictionaries
@@ -86,13 +88,18 @@ def viewer(request: HttpRequest, room: Room) -> Player | None:
         return None
 
 
+def join_url(request: HttpRequest, room: Room) -> str:
+    """The room's join link as phones open it (never a loopback address; boggle_site.hosts)."""
+    return absolute_url(request, reverse("games:room", args=[room.code]))
+
+
 def player_response(request: HttpRequest, room: Room, player: Player, status: int) -> JsonResponse:
     """A player's credentials (token, links) and the room as that player sees it."""
     credentials = {
         "id": player.id,
         "nickname": player.nickname,
         "token": player.token,
-        "join_url": request.build_absolute_uri(f"/r/{room.code}/"),
+        "join_url": join_url(request, room),
         "websocket_path": f"/ws/rooms/{room.code}/",
     }
     return JsonResponse(

@@ -10,7 +10,7 @@ from django.shortcuts import render
 from django.views.decorators.cache import never_cache
 
 from games import actions, presenters
-from games.api import viewer
+from games.api import join_url, viewer
 from games.exceptions import RoomNotFound
 from games.models import NICKNAME_MAX_LENGTH
 
@@ -32,5 +32,10 @@ def room_page(request: HttpRequest, code: str) -> HttpResponse:
     return render(
         request,
         "games/room.html",
-        {"room": room, "state": state, "nickname_max_length": NICKNAME_MAX_LENGTH},
+        {
+            "room": room,
+            "state": state,
+            "join_url": join_url(request, room),
+            "nickname_max_length": NICKNAME_MAX_LENGTH,
+        },
     )

@@ -9,13 +9,7 @@ from __future__ import annotations
 
 import itertools
 import os
-import signal
-import socket
 import sqlite3
-import subprocess
-import sys
-import time
-import urllib.request
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -23,6 +17,7 @@ from playwright.sync_api import Page, expect
 
 from solver import dictionaries, from_faces, solve
 from solver.solve import FoundWord
+from tests.servers import SiteServer
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path(os.environ.get("BOGGLE_CHROMIUM", "/usr/bin/chromium"))
@@ -42,99 +37,12 @@ DESKTOP = {"width": 1280, "height": 860}
 SCREENSHOT_DIR = os.environ.get("BOGGLE_SCREENSHOT_DIR", "")
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-class DaphneServer:
-    """The site under Daphne (HTTP and websockets) against its own SQLite file.
-
-    Settings come from the environment (boggle_site/env.py): ``DATABASE_URL`` points at
-    the throwaway database, and ``DJANGO_DEBUG=1`` keeps the development setup otherwise
-    (static files from ``static/``, in-memory channel layer, in-process tasks).
-    """
+class DaphneServer(SiteServer):
+    """The site under Daphne (HTTP and websockets) against its own SQLite file, answering
+    127.0.0.1 and localhost (``tests.servers``), with the browser tests' shortcuts."""
 
     def __init__(self, workdir: Path, port: int | None = None) -> None:
-        self.workdir = workdir
-        self.db_path = workdir / "db.sqlite3"
-        self.port = port or free_port()
-        self.log_path = workdir / f"daphne-{self.port}.log"
-        self.process: subprocess.Popen | None = None
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def env(self) -> dict[str, str]:
-        env = {
-            key: value
-            for key, value in os.environ.items()
-            if key not in {"REDIS_URL", "DATABASE_URL", "DJANGO_ALLOWED_HOSTS"}
-        }
-        env.update(
-            DJANGO_SETTINGS_MODULE="boggle_site.settings",
-            DATABASE_URL=f"sqlite:///{self.db_path}",
-            DJANGO_DEBUG="1",
-            DJANGO_ALLOWED_HOSTS="127.0.0.1,localhost",
-            PYTHONUNBUFFERED="1",
-        )
-        return env
-
-    def migrate(self) -> None:
-        result = subprocess.run(
-            [sys.executable, "manage.py", "migrate", "--noinput"],
-            cwd=REPO_ROOT,
-            env=self.env(),
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
-        assert result.returncode == 0, f"migrate failed:\n{result.stdout}\n{result.stderr}"
-
-    def start(self, timeout: float = 30.0) -> None:
-        """Start Daphne and wait until the start page answers."""
-        daphne = Path(sys.executable).parent / "daphne"
-        log = self.log_path.open("a")
-        self.process = subprocess.Popen(
-            [str(daphne), "-b", "127.0.0.1", "-p", str(self.port), "boggle_site.asgi:application"],
-            cwd=REPO_ROOT,
-            env=self.env(),
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,  # its own process group: stop() ends it and its children
-        )
-        log.close()
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise AssertionError(f"daphne exited with {self.process.returncode}:\n{self.log()}")
-            try:
-                with urllib.request.urlopen(self.url + "/", timeout=2) as response:
-                    if response.status == 200:
-                        return
-            except OSError:
-                time.sleep(0.2)
-        self.stop()
-        raise AssertionError(f"daphne did not answer within {timeout} s:\n{self.log()}")
-
-    def stop(self) -> None:
-        process, self.process = self.process, None
-        if process is None or process.poll() is not None:
-            return
-        try:
-            os.killpg(process.pid, signal.SIGTERM)
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait(timeout=10)
-        except ProcessLookupError:
-            pass
-
-    def log(self) -> str:
-        return self.log_path.read_text() if self.log_path.exists() else ""
+        super().__init__(workdir, port, extra_env={"DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost"})
 
     def end_round_now(self, code: str) -> None:
         """Move the room's running round's deadline to now, so the server ends it at once.

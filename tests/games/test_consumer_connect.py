@@ -333,3 +333,32 @@ async def test_unknown_websocket_path_gets_an_error_and_4404():
     assert message["type"] == "error" and message["code"] == "not_found"
     assert "/ws/rooms/" in message["message"]
     await assert_closed_with(comm, 4404)
+
+
+@pytest.mark.parametrize(
+    ("host", "origin", "admitted"),
+    [
+        (b"192.168.1.20:8000", b"http://192.168.1.20:8000", True),  # a phone on the Wi-Fi
+        (b"127.0.0.1:8000", b"http://127.0.0.1:8000", True),
+        (b"192.168.1.20:8000", None, True),  # a script: no Origin, token instead
+        (b"192.168.1.20:8000", b"http://192.168.1.99:8000", False),  # another machine's page
+        (b"192.168.1.20:8000", b"http://192.168.1.20:9000", False),  # another port's page
+        (b"rebind.attacker.net:8000", b"http://rebind.attacker.net:8000", False),
+    ],
+)
+async def test_embedded_default_admits_its_own_pages_on_any_local_address(
+    host: bytes, origin: bytes | None, admitted: bool
+):
+    """In the embedded default (any address of the laptop) a browser's Origin must be the
+    address the socket was opened to, and a local one (DNS rebinding is refused)."""
+    from django.conf import settings
+
+    assert settings.BOGGLE_SERVES_LOCAL_NETWORK  # the test settings are the embedded default
+    ann = await create_room()
+    headers = [(b"host", host)] + ([(b"origin", origin)] if origin else [])
+    comm = WebsocketCommunicator(
+        application, f"/ws/rooms/{ann.code}/?token={ann.token}", headers=headers
+    )
+    connected, _ = await comm.connect()
+    assert connected is admitted
+    await comm.disconnect()

@@ -445,7 +445,12 @@ async def test_doc_http_errors_and_browser_session() -> None:
     )
 
     cookie = browser.http.cookies["sessionid"].value
-    session = [(b"cookie", f"sessionid={cookie}".encode()), (b"origin", b"http://localhost")]
+    # As a browser sends them: the page's origin is the address the socket goes to.
+    session = [
+        (b"cookie", f"sessionid={cookie}".encode()),
+        (b"host", b"localhost"),
+        (b"origin", b"http://localhost"),
+    ]
     try:
         first = await browser.connect(headers=session, with_token=False)
         assert first["type"] == "state" and first["state"]["you"] == browser.player_id

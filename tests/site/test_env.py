@@ -23,12 +23,15 @@ def test_defaults_are_self_contained_development() -> None:
     assert env.database_config({}, BASE) == {
         "ENGINE": "django.db.backends.sqlite3",
         "NAME": BASE / "var" / "db.sqlite3",
+        "OPTIONS": env.SQLITE_OPTIONS,
     }
     assert env.channel_layers({})["default"]["BACKEND"] == "channels.layers.InMemoryChannelLayer"
     celery = env.celery_config({})
     assert celery["task_always_eager"] is True
     assert celery["broker_url"] == "memory://"
-    assert env.allowed_hosts({}) == ["localhost", "127.0.0.1", "[::1]"]
+    # Phones reach the embedded default by this machine's address (boggle_site.hosts).
+    assert env.serves_local_network({}) is True
+    assert env.allowed_hosts({}) == ["*"]
     assert env.dictionary_dir({}, BASE) == BASE / "var" / "dictionaries"
 
 
@@ -39,8 +42,17 @@ def test_database_url_selects_postgresql() -> None:
     assert config["ENGINE"] == "django.db.backends.postgresql"
     assert (config["NAME"], config["HOST"], config["PORT"]) == ("boggle", "db.example", 5432)
     assert (config["USER"], config["PASSWORD"]) == ("boggle", "pw")
-    assert config["CONN_MAX_AGE"] == env.CONN_MAX_AGE
-    assert config["CONN_HEALTH_CHECKS"] is True
+    # A pool per process instead of per-thread persistent connections (ASGI threads).
+    assert config["CONN_MAX_AGE"] == 0
+    assert config["OPTIONS"]["pool"]["max_size"] == env.DEFAULT_POOL_SIZE
+    assert (
+        env.database_config({**PROD, "DATABASE_POOL_SIZE": "4"}, BASE)["OPTIONS"]["pool"][
+            "max_size"
+        ]
+        == 4
+    )
+    with pytest.raises(ImproperlyConfigured):
+        env.database_config({**PROD, "DATABASE_POOL_SIZE": "lots"}, BASE)
 
 
 def test_redis_url_selects_redis_layer_and_celery_broker() -> None:
@@ -119,3 +131,35 @@ def test_media_dir_defaults_to_var_and_follows_the_environment(tmp_path) -> None
 
     assert env_module.media_dir({}, tmp_path) == tmp_path / "var" / "media"
     assert env_module.media_dir({"BOGGLE_MEDIA_DIR": "/srv/media"}, tmp_path) == Path("/srv/media")
+
+
+def test_local_network_mode_only_in_the_embedded_default() -> None:
+    """Production, or an explicit host list, answers exactly DJANGO_ALLOWED_HOSTS."""
+    assert env.serves_local_network({"DATABASE_URL": "sqlite:////tmp/x.sqlite3"}) is True
+    assert env.serves_local_network(PROD) is False
+    assert env.allowed_hosts(PROD) == ["localhost", "127.0.0.1", "[::1]"]
+    assert env.serves_local_network({"DJANGO_ALLOWED_HOSTS": "a.example"}) is False
+    assert env.allowed_hosts({"DJANGO_ALLOWED_HOSTS": "a.example"}) == ["a.example"]
+
+
+def test_sqlite_database_url_is_not_production() -> None:
+    """A sqlite: URL moves the embedded database; it needs no secret key and gets the
+    options that let SQLite take concurrent writes."""
+    values = {"DATABASE_URL": "sqlite:////tmp/boggle.sqlite3"}
+    assert env.is_production(values) is False
+    assert env.secret_key(values) == env.DEV_SECRET_KEY
+    options = env.database_config(values, BASE)["OPTIONS"]
+    assert options["transaction_mode"] == "IMMEDIATE"
+    assert "journal_mode=WAL" in options["init_command"]
+    assert options["timeout"] == env.SQLITE_BUSY_SECONDS
+
+
+def test_public_url_and_lan_host() -> None:
+    assert env.public_url({}) == ""
+    assert env.public_url({"BOGGLE_PUBLIC_URL": "https://boggle.example/"}) == (
+        "https://boggle.example"
+    )
+    for bad in ("boggle.example", "https://boggle.example/path", "ftp://boggle.example"):
+        with pytest.raises(ImproperlyConfigured, match="BOGGLE_PUBLIC_URL"):
+            env.public_url({"BOGGLE_PUBLIC_URL": bad})
+    assert env.lan_host({"BOGGLE_LAN_HOST": " Laptop.local "}) == "laptop.local"

@@ -14,9 +14,9 @@ import psycopg
 import pytest
 from celery import Celery
 from channels_redis.core import RedisChannelLayer
-from psycopg import sql
 
 from boggle_site import env
+from tests.servers import throwaway_postgres_database
 
 pytestmark = pytest.mark.integration
 
@@ -32,16 +32,8 @@ def test_postgres_answers(postgres_url: str) -> None:
 @pytest.fixture
 def throwaway_database(postgres_url: str) -> Iterator[str]:
     """A new, empty PostgreSQL database, dropped afterwards; yields its URL."""
-    name = f"boggle_test_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(postgres_url, autocommit=True, connect_timeout=5) as connection:
-        connection.execute(sql.SQL("create database {}").format(sql.Identifier(name)))
-    try:
-        yield postgres_url.rsplit("/", 1)[0] + "/" + name
-    finally:
-        with psycopg.connect(postgres_url, autocommit=True, connect_timeout=5) as connection:
-            connection.execute(
-                sql.SQL("drop database if exists {} with (force)").format(sql.Identifier(name))
-            )
+    with throwaway_postgres_database(postgres_url) as url:
+        yield url
 
 
 def test_migrations_run_on_postgres(throwaway_database: str) -> None:

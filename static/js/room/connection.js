@@ -1,25 +1,31 @@
 // The connection state: a badge in the top bar (connected, connecting, reconnecting,
-// disconnected) and, while reconnecting, a banner with the seconds until the next try and
-// a button to try now.
+// offline, disconnected) and a banner while the words cannot reach the server: while
+// reconnecting, with the seconds until the next try and a button to try now; while the
+// device is offline, saying that words typed meanwhile are kept and sent when it is back.
 
 const LABELS = {
   connecting: "Connecting…",
   open: "Connected",
   reconnecting: "Reconnecting…",
+  offline: "Offline",
   closed: "Disconnected",
   idle: "Not connected",
 };
+// Statuses that show the banner, each with its own text in the template (data-for).
+const BANNER_STATUSES = new Set(["reconnecting", "offline"]);
 
 export class ConnectionBadge {
   constructor(badge, banner, { onRetry }) {
     this.badge = badge;
     this.text = badge.querySelector(".connection-text");
     this.banner = banner;
+    this.bannerTexts = banner.querySelectorAll(".connection-banner-text[data-for]");
+    this.retry = banner.querySelector(".connection-retry");
     // Seconds to the next try: shown, but outside any live region (no announcement a second).
     this.when = banner.querySelector(".connection-when");
     this.status = null;
     this.retryAt = null;
-    banner.querySelector(".connection-retry").addEventListener("click", () => onRetry());
+    this.retry.addEventListener("click", () => onRetry());
     window.setInterval(() => this.tick(), 1000);
   }
 
@@ -27,7 +33,11 @@ export class ConnectionBadge {
     this.status = connection.status;
     this.retryAt = connection.retryAt || null;
     this.badge.dataset.status = connection.status;
-    this.banner.hidden = connection.status !== "reconnecting";
+    this.banner.dataset.status = connection.status;
+    this.banner.hidden = !BANNER_STATUSES.has(connection.status);
+    for (const text of this.bannerTexts) text.hidden = text.dataset.for !== connection.status;
+    // Offline, a retry cannot help: the page tries by itself as soon as the network is back.
+    this.retry.hidden = connection.status !== "reconnecting";
     this.tick();
   }
 

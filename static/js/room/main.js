@@ -39,7 +39,11 @@ let lastSyncAt = 0;
 
 function send(message) {
   if (socket && socket.send(message)) return true;
-  notices.show("Not connected right now; try again in a moment.", { key: "offline" });
+  const text =
+    store.connection.status === "offline"
+      ? "You're offline; try again when you're back online."
+      : "Not connected right now; try again in a moment.";
+  notices.show(text, { key: "offline" });
   return false;
 }
 
@@ -197,6 +201,12 @@ function onError(message) {
 
 function onStatus(status, detail) {
   store.setConnection(status, detail);
+  if (status === "reconnecting" || status === "offline") {
+    // Words sent but not answered before the drop wait too; resendOutbox sends them again.
+    for (const word of store.words) {
+      if (word.pending && !word.waiting) store.markWaiting(word.client_id, true);
+    }
+  }
   if (status === "open") {
     for (let i = 0; i < FIRST_PINGS; i += 1) {
       window.setTimeout(() => socket && socket.send(ping()), i * PING_SPACING_MS);

@@ -3,8 +3,10 @@
 import qrcode from "../../vendor/qrcode-generator/qrcode.mjs";
 import { svg } from "../lib/dom.js";
 
+/** The join link as the server gives it: an address phones reach, never 127.0.0.1. */
 export function joinLink(code) {
-  return `${window.location.origin}/r/${code}/`;
+  const given = document.querySelector("#room")?.dataset.joinUrl;
+  return given || `${window.location.origin}/r/${code}/`;
 }
 
 /** An SVG QR code of `text`: one path of dark modules, with the quiet zone around. */

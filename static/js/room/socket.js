@@ -1,17 +1,38 @@
 // The room's websocket: connects, reconnects with backoff after a drop, notices a dead
-// connection, and stops for good on the close codes that say "do not come back".
+// connection within seconds, waits quietly while the device is offline, and stops for good
+// on the close codes that say "do not come back".
 
 // Close codes after which reconnecting cannot help (docs/api.md, "Close codes").
 const FINAL_CLOSE_CODES = new Set([1000, 4001, 4403, 4404]);
 const FIRST_DELAY_MS = 1000;
 const MAX_DELAY_MS = 30000;
-// A ping this often; a connection that stays silent for DEAD_AFTER_MS is given up.
-const HEARTBEAT_MS = 20000;
-const DEAD_AFTER_MS = 45000;
+// The dead-socket check runs this often (no network traffic of its own).
+const CHECK_EVERY_MS = 1000;
+// After this long without a message from the server, a ping goes out (any message the
+// server sends counts as heard, so a busy room sends no pings at all). Cheap: at most one
+// ping per 5 s against a server limit of 8 messages a second.
+const PING_AFTER_MS = 5000;
+// Dead: nothing heard for this long, and a ping sent meanwhile has gone unanswered for
+// PONG_WAIT_MS. A page whose timers were throttled or frozen (phones in the background)
+// pings first and judges only after the answer had time to come.
+const DEAD_AFTER_MS = 12000;
+const PONG_WAIT_MS = 5000;
+// A connection attempt that has not opened after this long is given up and retried.
+const CONNECT_TIMEOUT_MS = 10000;
+// While the browser says it is offline, no backoff: one quiet attempt this often (in case
+// navigator.onLine is wrong, e.g. a laptop playing on its own loopback address), and an
+// attempt at once when the `online` event comes.
+const OFFLINE_PROBE_MS = 15000;
+
+/** False only when the browser knows it has no network (navigator.onLine). */
+function browserOnline() {
+  return navigator.onLine !== false;
+}
 
 /**
  * Status reported to `onStatus(status, detail)`: "connecting", "open",
- * "reconnecting" (detail.retryAt: ms timestamp), "closed" (detail.code: final close code).
+ * "reconnecting" (detail.retryAt: ms timestamp), "offline" (the device has no network;
+ * nothing is sent until it is back), "closed" (detail.code: final close code).
  */
 export class RoomSocket {
   constructor(url, { onOpen, onMessage, onStatus, makePing }) {
@@ -23,10 +44,14 @@ export class RoomSocket {
     this.ws = null;
     this.attempt = 0;
     this.retryTimer = null;
-    this.heartbeat = null;
+    this.checker = null;
+    this.startedAt = 0;
     this.lastHeard = 0;
+    // When the ping now awaiting an answer left (null: none; any message clears it).
+    this.pingSentAt = null;
     this.stopped = false;
-    window.addEventListener("online", () => this.retryNow());
+    window.addEventListener("offline", () => this.goOffline());
+    window.addEventListener("online", () => this.backOnline());
     document.addEventListener("visibilitychange", () => {
       if (document.visibilityState === "visible") this.checkAlive();
     });
@@ -35,7 +60,9 @@ export class RoomSocket {
   connect() {
     if (this.stopped) return;
     window.clearTimeout(this.retryTimer);
-    this.onStatus("connecting", {});
+    this.retryTimer = null;
+    // Offline, an attempt is a quiet probe: the badge keeps saying "offline".
+    if (browserOnline()) this.onStatus("connecting", {});
     let ws;
     try {
       ws = new WebSocket(this.url);
@@ -44,16 +71,19 @@ export class RoomSocket {
       return;
     }
     this.ws = ws;
+    this.startedAt = Date.now();
+    this.pingSentAt = null;
+    this.startChecks();
     ws.addEventListener("open", () => {
       if (ws !== this.ws) return;
       this.lastHeard = Date.now();
       this.onStatus("open", {});
-      this.startHeartbeat();
       this.onOpen();
     });
     ws.addEventListener("message", (event) => {
       if (ws !== this.ws) return;
       this.lastHeard = Date.now();
+      this.pingSentAt = null;
       let message;
       try {
         message = JSON.parse(event.data);
@@ -65,7 +95,7 @@ export class RoomSocket {
     ws.addEventListener("close", (event) => {
       if (ws !== this.ws) return;
       this.ws = null;
-      this.stopHeartbeat();
+      this.stopChecks();
       if (FINAL_CLOSE_CODES.has(event.code)) {
         this.stopped = true;
         this.onStatus("closed", { code: event.code });
@@ -94,16 +124,19 @@ export class RoomSocket {
   stop() {
     this.stopped = true;
     window.clearTimeout(this.retryTimer);
-    this.stopHeartbeat();
-    if (this.ws) {
-      const ws = this.ws;
-      this.ws = null;
-      ws.close();
-    }
+    this.stopChecks();
+    this.abandon();
   }
 
   scheduleRetry() {
     if (this.stopped) return;
+    window.clearTimeout(this.retryTimer);
+    if (!browserOnline()) {
+      // No backoff while offline: the `online` event brings the next real attempt.
+      this.onStatus("offline", {});
+      this.retryTimer = window.setTimeout(() => this.connect(), OFFLINE_PROBE_MS);
+      return;
+    }
     // 1 s, 2 s, 4 s … 30 s, each with ±20 % jitter so a room's phones do not all come at once.
     const base = Math.min(MAX_DELAY_MS, FIRST_DELAY_MS * 2 ** this.attempt);
     const delay = Math.round(base * (0.8 + Math.random() * 0.4));
@@ -120,36 +153,86 @@ export class RoomSocket {
     this.connect();
   }
 
+  /** The browser lost its network: say so now, and drop the socket, which may still look
+   * open (nothing gets through it; Chromium keeps it open, phones often do for a while). */
+  goOffline() {
+    if (this.stopped) return;
+    this.stopChecks();
+    this.abandon();
+    this.scheduleRetry();
+  }
+
+  /** The network is back: a fresh connection at once, the backoff from the start. */
+  backOnline() {
+    if (this.stopped) return;
+    this.attempt = 0;
+    if (this.isOpen) {
+      this.checkAlive();
+      return;
+    }
+    // A socket still trying (e.g. a probe started while offline) is stale: start afresh.
+    this.stopChecks();
+    this.abandon();
+    window.clearTimeout(this.retryTimer);
+    this.connect();
+  }
+
   /** Phones freeze pages in the background: a socket may be dead without a close event. */
   checkAlive() {
     if (this.stopped) return;
     if (!this.ws) {
-      this.retryNow();
+      if (browserOnline()) this.retryNow();
       return;
     }
-    if (this.isOpen) this.send(this.makePing());
-    if (Date.now() - this.lastHeard > DEAD_AFTER_MS) this.dropDead();
+    this.check();
+  }
+
+  /** The dead-socket check: ping a quiet connection, give up a silent one. */
+  check() {
+    const ws = this.ws;
+    if (!ws) return;
+    const now = Date.now();
+    if (ws.readyState === WebSocket.CONNECTING) {
+      if (now - this.startedAt > CONNECT_TIMEOUT_MS) this.dropDead();
+      return;
+    }
+    if (ws.readyState !== WebSocket.OPEN) return;
+    const silence = now - this.lastHeard;
+    if (this.pingSentAt !== null) {
+      if (silence > DEAD_AFTER_MS && now - this.pingSentAt > PONG_WAIT_MS) this.dropDead();
+    } else if (silence >= PING_AFTER_MS) {
+      this.pingSentAt = now;
+      this.send(this.makePing());
+    }
   }
 
   dropDead() {
-    const ws = this.ws;
-    if (!ws) return;
-    this.ws = null;
-    this.stopHeartbeat();
-    ws.close();
+    if (!this.ws) return;
+    this.stopChecks();
+    this.abandon();
     this.scheduleRetry();
   }
 
-  startHeartbeat() {
-    this.stopHeartbeat();
-    this.heartbeat = window.setInterval(() => {
-      if (Date.now() - this.lastHeard > DEAD_AFTER_MS) this.dropDead();
-      else this.send(this.makePing());
-    }, HEARTBEAT_MS);
+  /** Forget the current socket (its late events are ignored) and close it. */
+  abandon() {
+    const ws = this.ws;
+    if (!ws) return;
+    this.ws = null;
+    this.pingSentAt = null;
+    try {
+      ws.close();
+    } catch {
+      // Closing a socket that never opened can throw in old browsers; it is gone anyway.
+    }
   }
 
-  stopHeartbeat() {
-    window.clearInterval(this.heartbeat);
-    this.heartbeat = null;
+  startChecks() {
+    this.stopChecks();
+    this.checker = window.setInterval(() => this.check(), CHECK_EVERY_MS);
+  }
+
+  stopChecks() {
+    window.clearInterval(this.checker);
+    this.checker = null;
   }
 }

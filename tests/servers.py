@@ -1,0 +1,148 @@
+"""The site as a real Daphne subprocess, for tests that need HTTP and websockets end to end.
+
+pytest-django's ``live_server`` speaks WSGI only (no websockets, one thread), so tests that
+must see the site as phones do (concurrent requests, real sockets, the embedded default's
+Host rules) start Daphne on a free port. The database is a throwaway SQLite file unless
+``database_url`` names another (PostgreSQL in the integration tests).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+# Variables of the caller's environment that would change the site's mode.
+MODE_VARIABLES = {
+    "REDIS_URL",
+    "DATABASE_URL",
+    "DJANGO_ALLOWED_HOSTS",
+    "BOGGLE_PUBLIC_URL",
+    "BOGGLE_LAN_HOST",
+}
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class SiteServer:
+    """Daphne serving the site. ``extra_env`` adds or overrides variables; the default is
+    the embedded setup (SQLite, in-memory channel layer, in-process tasks), DEBUG on."""
+
+    def __init__(
+        self,
+        workdir: Path,
+        port: int | None = None,
+        *,
+        bind: str = "127.0.0.1",
+        database_url: str | None = None,
+        extra_env: dict[str, str] | None = None,
+    ) -> None:
+        self.workdir = workdir
+        self.db_path = workdir / "db.sqlite3"
+        self.port = port or free_port()
+        self.bind = bind
+        self.database_url = database_url or f"sqlite:///{self.db_path}"
+        self.extra_env = dict(extra_env or {})
+        self.log_path = workdir / f"daphne-{self.port}.log"
+        self.process: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def env(self) -> dict[str, str]:
+        env = {key: value for key, value in os.environ.items() if key not in MODE_VARIABLES}
+        env.update(
+            DJANGO_SETTINGS_MODULE="boggle_site.settings",
+            DATABASE_URL=self.database_url,
+            DJANGO_DEBUG="1",
+            PYTHONUNBUFFERED="1",
+        )
+        env.update(self.extra_env)
+        return env
+
+    def migrate(self) -> None:
+        result = subprocess.run(
+            [sys.executable, "manage.py", "migrate", "--noinput"],
+            cwd=REPO_ROOT,
+            env=self.env(),
+            capture_output=True,
+            text=True,
+            timeout=180,
+            check=False,
+        )
+        assert result.returncode == 0, f"migrate failed:\n{result.stdout}\n{result.stderr}"
+
+    def start(self, timeout: float = 30.0) -> None:
+        """Start Daphne and wait until the start page answers."""
+        daphne = Path(sys.executable).parent / "daphne"
+        log = self.log_path.open("a")
+        self.process = subprocess.Popen(
+            [str(daphne), "-b", self.bind, "-p", str(self.port), "boggle_site.asgi:application"],
+            cwd=REPO_ROOT,
+            env=self.env(),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group: stop() ends it and its children
+        )
+        log.close()
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise AssertionError(f"daphne exited with {self.process.returncode}:\n{self.log()}")
+            try:
+                with urllib.request.urlopen(self.url + "/", timeout=2) as response:
+                    if response.status == 200:
+                        return
+            except OSError:
+                time.sleep(0.2)
+        self.stop()
+        raise AssertionError(f"daphne did not answer within {timeout} s:\n{self.log()}")
+
+    def stop(self) -> None:
+        process, self.process = self.process, None
+        if process is None or process.poll() is not None:
+            return
+        try:
+            os.killpg(process.pid, signal.SIGTERM)
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=10)
+        except ProcessLookupError:
+            pass
+
+    def log(self) -> str:
+        return self.log_path.read_text() if self.log_path.exists() else ""
+
+
+@contextlib.contextmanager
+def throwaway_postgres_database(postgres_url: str) -> Iterator[str]:
+    """A new, empty PostgreSQL database for one test; dropped afterwards. Yields its URL."""
+    import psycopg
+    from psycopg import sql
+
+    name = f"boggle_t_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(postgres_url, autocommit=True, connect_timeout=5) as connection:
+        connection.execute(sql.SQL("create database {}").format(sql.Identifier(name)))
+    try:
+        yield postgres_url.rsplit("/", 1)[0] + "/" + name
+    finally:
+        with psycopg.connect(postgres_url, autocommit=True, connect_timeout=5) as connection:
+            connection.execute(
+                sql.SQL("drop database if exists {} with (force)").format(sql.Identifier(name))
+            )
