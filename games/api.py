@@ -1,6 +1,6 @@
 """The JSON HTTP API (docs/api.md): create a room, join it, read its state and results.
 
-Views parse and authorise only; ``games.actions`` does the work. A player is identified by
+Views parse and authorise only; ``games.rooms`` and ``games.checks`` do the work. A player is identified by
 ``Authorization: Bearer <token>`` (API clients) or by the browser session.
 """
 
@@ -17,7 +17,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 
 from boggle_site.hosts import absolute_url
-from games import actions, presenters
+from games import checks, presenters, rooms
 from games.exceptions import GameError, InvalidInput, RoundNotFound, WrongRoundState
 from games.lexicons import available_dictionaries
 from games.models import Player, Room, Round
@@ -81,7 +81,7 @@ def viewer(request: HttpRequest, room: Room) -> Player | None:
     if not token and not player_id:
         return None
     try:
-        return actions.check_player(room, token=token, player_id=player_id)
+        return checks.check_player(room, token=token, player_id=player_id)
     except GameError:
         if token:
             raise
@@ -111,7 +111,7 @@ def player_response(request: HttpRequest, room: Room, player: Player, status: in
 @require_http_methods(["POST"])
 def create_room(request: HttpRequest) -> JsonResponse:
     data = read_json(request)
-    room, host = actions.do_create_room(data.get("nickname"), data.get("settings"))
+    room, host = rooms.do_create_room(data.get("nickname"), data.get("settings"))
     remember_player(request.session, host)
     return player_response(request, room, host, status=201)
 
@@ -119,7 +119,7 @@ def create_room(request: HttpRequest) -> JsonResponse:
 @json_api
 @require_http_methods(["GET"])
 def room_detail(request: HttpRequest, code: str) -> JsonResponse:
-    room = actions.check_room(code)
+    room = checks.check_room(code)
     return JsonResponse({"room": presenters.room_state(room, viewer(request, room))})
 
 
@@ -127,11 +127,11 @@ def room_detail(request: HttpRequest, code: str) -> JsonResponse:
 @require_http_methods(["POST"])
 def join_room(request: HttpRequest, code: str) -> JsonResponse:
     data = read_json(request)
-    room = actions.check_room(code)
+    room = checks.check_room(code)
     existing = viewer(request, room)
     if existing is not None:  # this browser (or token) already plays here: a rejoin
         return player_response(request, room, existing, status=200)
-    player = actions.do_join_room(room, data.get("nickname"))
+    player = rooms.do_join_room(room, data.get("nickname"))
     remember_player(request.session, player)
     room.refresh_from_db()
     return player_response(request, room, player, status=201)
@@ -140,7 +140,7 @@ def join_room(request: HttpRequest, code: str) -> JsonResponse:
 @json_api
 @require_http_methods(["GET"])
 def round_results(request: HttpRequest, code: str, number: int) -> JsonResponse:
-    room = actions.check_room(code)
+    room = checks.check_room(code)
     round_ = Round.objects.filter(room=room, number=number).first()
     if round_ is None:
         raise RoundNotFound(f"room {room.code} has no round {number}")

@@ -1,6 +1,6 @@
 """The room websocket: ``/ws/rooms/<code>/``.
 
-Parses and authorises messages, then calls ``games.actions``; the protocol is documented in
+Parses and authorises messages, then calls the game modules (``games.rooms``, ``games.rounds``, ``games.words``…); the protocol is documented in
 docs/api.md. Every error goes back as an ``error`` message and the socket stays open.
 """
 
@@ -15,7 +15,7 @@ from urllib.parse import parse_qs
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
-from games import actions, deadlines, events, presenters
+from games import challenges, checks, deadlines, events, presence, presenters, rooms, rounds, words
 from games.exceptions import GameError, InvalidInput, RateLimited
 from games.models import Player, Room
 from games.sessions import player_id_from_session
@@ -80,7 +80,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
             return
         await self.channel_layer.group_add(events.room_group(self.room.code), self.channel_name)
         await self.channel_layer.group_add(events.player_group(self.player.id), self.channel_name)
-        await database_sync_to_async(actions.do_connect)(self.player)
+        await database_sync_to_async(presence.do_connect)(self.player)
         await self._send_state()
 
     async def disconnect(self, close_code: int) -> None:
@@ -90,7 +90,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         await self.channel_layer.group_discard(
             events.player_group(self.player.id), self.channel_name
         )
-        offline = await database_sync_to_async(actions.do_disconnect)(self.player)
+        offline = await database_sync_to_async(presence.do_disconnect)(self.player)
         if offline is not None:
             await events.send_room_event(self.room.code, offline)
 
@@ -128,48 +128,46 @@ class RoomConsumer(AsyncWebsocketConsumer):
     # ------------------------------------------------------------ message handlers
 
     async def _on_submit(self, message: dict) -> dict:
-        result = await database_sync_to_async(actions.do_submit_word)(
+        result = await database_sync_to_async(words.do_submit_word)(
             self.player, message.get("word"), message.get("client_id") or ""
         )
         reply = {"type": "verdict", "word": result.word, "client_id": result.client_id or None}
-        if result.instant or result.verdict == actions.ROUND_OVER:
+        if result.instant or result.verdict == words.ROUND_OVER:
             reply.update(verdict=result.verdict, accepted=result.accepted, reason=result.reason)
         else:
             reply.update(verdict="received", accepted=None, reason=None)
         return reply
 
     async def _on_start_round(self, message: dict) -> dict:
-        round_ = await database_sync_to_async(actions.do_start_round)(self.player)
+        round_ = await database_sync_to_async(rounds.do_start_round)(self.player)
         return {"type": "ok", "request": "start_round", "round_number": round_.number}
 
     async def _on_end_round(self, message: dict) -> dict:
-        await database_sync_to_async(actions.do_end_round_now)(self.player)
+        await database_sync_to_async(rounds.do_end_round_now)(self.player)
         return {"type": "ok", "request": "end_round"}
 
     async def _on_update_settings(self, message: dict) -> dict:
-        data = await database_sync_to_async(actions.do_update_settings)(
+        data = await database_sync_to_async(rooms.do_update_settings)(
             self.player, message.get("settings")
         )
         return {"type": "ok", "request": "update_settings", "settings": data}
 
     async def _on_set_board(self, message: dict) -> dict:
-        board = await database_sync_to_async(actions.do_set_next_board)(
+        board = await database_sync_to_async(rooms.do_set_next_board)(
             self.player, message.get("board")
         )
         return {"type": "ok", "request": "set_board", "board": board or None}
 
     async def _on_transfer_host(self, message: dict) -> dict:
-        await database_sync_to_async(actions.do_transfer_host)(
-            self.player, message.get("player_id")
-        )
+        await database_sync_to_async(rooms.do_transfer_host)(self.player, message.get("player_id"))
         return {"type": "ok", "request": "transfer_host"}
 
     async def _on_kick(self, message: dict) -> dict:
-        await database_sync_to_async(actions.do_kick)(self.player, message.get("player_id"))
+        await database_sync_to_async(rooms.do_kick)(self.player, message.get("player_id"))
         return {"type": "ok", "request": "kick"}
 
     async def _on_leave(self, message: dict) -> None:
-        await database_sync_to_async(actions.do_leave)(self.player)
+        await database_sync_to_async(rooms.do_leave)(self.player)
         # Sent here, not returned: the socket closes right after, so echo request_id here too.
         reply = {"type": "ok", "request": "leave"}
         if message.get("request_id") is not None:
@@ -178,7 +176,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         await self.close()
 
     async def _on_challenge(self, message: dict) -> dict:
-        challenge = await database_sync_to_async(actions.do_challenge)(
+        challenge = await database_sync_to_async(challenges.do_challenge)(
             self.player, message.get("word"), message.get("round_number")
         )
         return {
@@ -188,7 +186,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         }
 
     async def _on_rule_challenge(self, message: dict) -> dict:
-        challenge = await database_sync_to_async(actions.do_rule_challenge)(
+        challenge = await database_sync_to_async(challenges.do_rule_challenge)(
             self.player, message.get("challenge_id"), message.get("accept")
         )
         return {
@@ -268,9 +266,9 @@ class RoomConsumer(AsyncWebsocketConsumer):
 
     @database_sync_to_async
     def _authenticate(self, code: str, token: str | None) -> tuple[Room, Player]:
-        room = actions.check_room(code)
+        room = checks.check_room(code)
         player_id = None if token else player_id_from_session(self.scope.get("session"), room)
-        return room, actions.check_player(room, token=token, player_id=player_id)
+        return room, checks.check_player(room, token=token, player_id=player_id)
 
 
 def _state_for(room_id: int, player_id: int) -> dict:

@@ -2,7 +2,7 @@
 
 Every Daphne process runs one watcher in its event loop, started by the first request or
 websocket it serves. Every ``POLL_SECONDS`` it ends the running rounds past their deadline
-(one indexed query when there are none), so results go out well within a second. Ending is idempotent (``actions.do_end_round``), so several processes and
+(one indexed query when there are none), so results go out well within a second. Ending is idempotent (``rounds.do_end_round``), so several processes and
 the Celery ``end_round`` task may all try: the round is scored once. This is what ends
 rounds in the embedded setup, where tasks run in-process and cannot be scheduled.
 """
@@ -16,7 +16,7 @@ import time
 
 from channels.db import database_sync_to_async
 
-from games import actions
+from games import housekeeping, rounds
 
 logger = logging.getLogger(__name__)
 
@@ -50,14 +50,14 @@ async def _watch() -> None:
     last_housekeeping = last_cleanup = 0.0
     while True:
         try:
-            await database_sync_to_async(actions.end_overdue_rounds)()
+            await database_sync_to_async(rounds.end_overdue_rounds)()
             now = time.monotonic()
             if now - last_housekeeping >= HOUSEKEEPING_EVERY:
                 last_housekeeping = now
-                await database_sync_to_async(actions.prepare_stalled_rounds)()
+                await database_sync_to_async(rounds.prepare_stalled_rounds)()
             if now - last_cleanup >= CLEANUP_EVERY:
                 last_cleanup = now
-                await database_sync_to_async(actions.cleanup_idle_rooms)()
+                await database_sync_to_async(housekeeping.cleanup_idle_rooms)()
         except asyncio.CancelledError:
             raise
         except Exception:  # a database hiccup must not stop the clock for good

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from dictionaries import services
 from dictionaries.models import DictionaryVersion
+from games.models import Challenge
 from solver.lexicon import Lexicon, load_lexicon
 
 # Lexicons kept loaded per process (least recently used dropped first): the current
@@ -67,3 +68,13 @@ def lexicon_for_round(round_) -> Lexicon:
     if version is None:
         version = current_version(round_.dictionary)
     return get_lexicon(version)
+
+
+def house_words(room_id: int, dictionary: str) -> frozenset[str]:
+    """Words the room's host accepted on a challenge; they count in the room's rounds played
+    with ``dictionary`` (a word accepted in English says nothing about French)."""
+    return frozenset(
+        Challenge.objects.filter(
+            room_id=room_id, dictionary=dictionary, status=Challenge.Status.ACCEPTED
+        ).values_list("word", flat=True)
+    )

@@ -9,7 +9,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.cache import never_cache
 
-from games import actions, presenters
+from games import checks, presenters
 from games.api import join_url, viewer
 from games.exceptions import RoomNotFound
 from games.models import NICKNAME_MAX_LENGTH
@@ -25,7 +25,7 @@ def room_page(request: HttpRequest, code: str) -> HttpResponse:
     """A room's page, which is also its join link: browsers that are not yet players of the
     room see a nickname form, players see the lobby, the round or the results."""
     try:
-        room = actions.check_room(code)
+        room = checks.check_room(code)
     except RoomNotFound:
         return render(request, "games/room_missing.html", {"code": code}, status=404)
     state = presenters.room_state(room, viewer(request, room))

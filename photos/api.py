@@ -18,7 +18,7 @@ from django.http import HttpRequest, JsonResponse
 from django.views.decorators.http import require_http_methods
 from PIL import Image, UnidentifiedImageError
 
-from games import actions
+from games import checks
 from games.api import json_api, viewer
 from games.exceptions import GameError, InvalidInput, NotAPlayer, RateLimited
 from games.models import Player, Room
@@ -101,7 +101,7 @@ def check_photo(upload: UploadedFile | None) -> str:
 @json_api
 @require_http_methods(["POST"])
 def upload_photo(request: HttpRequest, code: str) -> JsonResponse:
-    room = actions.check_room(code)
+    room = checks.check_room(code)
     player = _player(request, room)
     try:
         if int(request.META.get("CONTENT_LENGTH") or 0) > MAX_UPLOAD_BYTES + 100_000:
@@ -124,7 +124,7 @@ def upload_photo(request: HttpRequest, code: str) -> JsonResponse:
 @json_api
 @require_http_methods(["GET"])
 def photo_detail(request: HttpRequest, code: str, photo_id: int) -> JsonResponse:
-    room = actions.check_room(code)
+    room = checks.check_room(code)
     _player(request, room)
     photo = BoardPhoto.objects.filter(room=room, pk=photo_id).first()
     if photo is None:

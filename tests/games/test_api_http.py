@@ -9,7 +9,7 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from games import actions
+from games import rooms, rounds, words
 from games.models import ROOM_CODE_ALPHABET, ROOM_CODE_LENGTH, Player, Room, Round
 from tests.games.ws_helpers import BOARD
 
@@ -205,7 +205,7 @@ def test_a_nickname_is_free_again_after_its_player_left():
     """Leaving frees the nickname for someone else."""
     code = create_ok()["room"]["code"]
     bob = join(code, "Bob").json()["player"]
-    actions.do_leave(Player.objects.get(pk=bob["id"]))
+    rooms.do_leave(Player.objects.get(pk=bob["id"]))
     assert join(code, "bob").status_code == 201
 
 
@@ -269,7 +269,7 @@ def test_a_kicked_player_does_not_get_back_in_with_the_old_session():
     data = create_ok(host_browser)
     code = data["room"]["code"]
     bob = join(code, "Bob", bob_browser).json()["player"]
-    actions.do_kick(Player.objects.get(pk=data["player"]["id"]), bob["id"])
+    rooms.do_kick(Player.objects.get(pk=data["player"]["id"]), bob["id"])
     again = join(code, "Bob", bob_browser)
     assert again.status_code == 201
     assert again.json()["player"]["id"] != bob["id"]
@@ -326,7 +326,7 @@ def test_room_detail_shows_my_words_to_me_only():
     bob_data = join(data["room"]["code"], "Bob").json()["player"]
     bob = Player.objects.get(pk=bob_data["id"])
     round_ = running_round(host)
-    actions.do_submit_word(bob, "quiet", "c1")
+    words.do_submit_word(bob, "quiet", "c1")
     url = f"/api/rooms/{data['room']['code']}"
     mine = Client().get(url, headers={"Authorization": f"Bearer {bob_data['token']}"}).json()
     theirs = Client().get(url, headers={"Authorization": f"Bearer {data['player']['token']}"})
@@ -343,9 +343,9 @@ def test_room_detail_shows_my_words_to_me_only():
 
 def running_round(host: Player, board: str = BOARD) -> Round:
     """Start and prepare a round on ``board`` with the countdown already over."""
-    actions.do_set_next_board(host, board)
-    round_ = actions.do_start_round(host)
-    assert actions.do_prepare_round(round_.id)
+    rooms.do_set_next_board(host, board)
+    round_ = rounds.do_start_round(host)
+    assert rounds.do_prepare_round(round_.id)
     Round.objects.filter(pk=round_.pk).update(starts_at=timezone.now() - timedelta(seconds=1))
     round_.refresh_from_db()
     return round_
@@ -375,10 +375,10 @@ def test_results_after_the_round_ends():
     bob = Player.objects.get(pk=join(data["room"]["code"], "Bob").json()["player"]["id"])
     round_ = running_round(host)
     for word in ("cats", "dog", "xyzzy"):
-        actions.do_submit_word(host, word)
+        words.do_submit_word(host, word)
     for word in ("dog", "quiet"):
-        actions.do_submit_word(bob, word)
-    assert actions.do_end_round(round_.id)
+        words.do_submit_word(bob, word)
+    assert rounds.do_end_round(round_.id)
     response = Client().get(f"/api/rooms/{data['room']['code']}/rounds/{round_.number}")
     assert response.status_code == 200
     results = response.json()["results"]

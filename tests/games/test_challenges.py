@@ -19,7 +19,7 @@ from django.test import Client
 
 from dictionaries import services
 from dictionaries.models import Dictionary
-from games import actions, presenters
+from games import challenges, lexicons, presenters, rooms, rounds, words
 from games.exceptions import InvalidInput, NotHost, RoundNotFound, WrongRoundState
 from games.lexicons import lexicon_for_round
 from games.models import Challenge, Player, Round, Submission
@@ -217,20 +217,20 @@ async def test_challenge_errors_over_the_websocket():
 
 
 def make_room(**settings) -> tuple[Player, Player]:
-    room, ann = actions.do_create_room("Ann", settings)
-    return ann, actions.do_join_room(room, "Bob")
+    room, ann = rooms.do_create_room("Ann", settings)
+    return ann, rooms.do_join_room(room, "Bob")
 
 
 def play(host: Player, entries: dict[Player, list[str]], board: str = BOARD) -> Round:
     """A whole round on ``board``: start, prepare, the entries, end."""
-    actions.do_set_next_board(host, board)
-    round_ = actions.do_start_round(host)
-    assert actions.do_prepare_round(round_.id)
+    rooms.do_set_next_board(host, board)
+    round_ = rounds.do_start_round(host)
+    assert rounds.do_prepare_round(round_.id)
     Round.objects.filter(pk=round_.pk).update(starts_at=round_.created_at)
-    for player, words in entries.items():
-        for word in words:
-            actions.do_submit_word(player, word)
-    assert actions.do_end_round(round_.id)
+    for player, entered in entries.items():
+        for word in entered:
+            words.do_submit_word(player, word)
+    assert rounds.do_end_round(round_.id)
     round_.refresh_from_db()
     return round_
 
@@ -250,14 +250,14 @@ def test_only_words_refused_as_not_in_the_dictionary_can_be_challenged():
     }
     for word, message in cases.items():
         with pytest.raises(InvalidInput, match=message):
-            actions.do_challenge(bob, word, 1)
+            challenges.do_challenge(bob, word, 1)
     with pytest.raises(RoundNotFound):
-        actions.do_challenge(bob, WEGO, 2)
+        challenges.do_challenge(bob, WEGO, 2)
     with pytest.raises(InvalidInput, match="round_number is a number"):
-        actions.do_challenge(bob, WEGO, None)
-    assert actions.do_challenge(bob, WEGO, 1).status == Challenge.Status.PENDING
+        challenges.do_challenge(bob, WEGO, None)
+    assert challenges.do_challenge(bob, WEGO, 1).status == Challenge.Status.PENDING
     with pytest.raises(InvalidInput, match="Bob already challenged 'wego' \\(pending\\)"):
-        actions.do_challenge(bob, WEGO, 1)
+        challenges.do_challenge(bob, WEGO, 1)
 
 
 @pytest.mark.django_db
@@ -265,14 +265,14 @@ def test_rulings_are_the_hosts_and_stay_in_the_room():
     """A non-host gets NotHost; a challenge of another room is unknown here."""
     ann, bob = make_room()
     play(ann, {bob: [WEGO]})
-    challenge = actions.do_challenge(bob, WEGO, 1)
+    challenge = challenges.do_challenge(bob, WEGO, 1)
     with pytest.raises(NotHost):
-        actions.do_rule_challenge(bob, challenge.id, True)
-    _, eve = actions.do_create_room("Eve")
+        challenges.do_rule_challenge(bob, challenge.id, True)
+    _, eve = rooms.do_create_room("Eve")
     with pytest.raises(InvalidInput, match="no such challenge in this room"):
-        actions.do_rule_challenge(eve, challenge.id, True)
+        challenges.do_rule_challenge(eve, challenge.id, True)
     with pytest.raises(InvalidInput, match="challenge_id is a number"):
-        actions.do_rule_challenge(ann, str(challenge.id), True)
+        challenges.do_rule_challenge(ann, str(challenge.id), True)
     assert Challenge.objects.get().status == Challenge.Status.PENDING
 
 
@@ -280,11 +280,11 @@ def test_rulings_are_the_hosts_and_stay_in_the_room():
 def test_challenges_wait_for_the_end_of_the_round():
     """While the round runs, a challenge is wrong_round_state."""
     ann, bob = make_room()
-    actions.do_set_next_board(ann, BOARD)
-    round_ = actions.do_start_round(ann)
-    actions.do_prepare_round(round_.id)
+    rooms.do_set_next_board(ann, BOARD)
+    round_ = rounds.do_start_round(ann)
+    rounds.do_prepare_round(round_.id)
     with pytest.raises(WrongRoundState):
-        actions.do_challenge(bob, WEGO, 1)
+        challenges.do_challenge(bob, WEGO, 1)
 
 
 @pytest.mark.django_db
@@ -294,9 +294,9 @@ def test_an_accepted_word_counts_only_with_its_dictionary(dictionary_dir: Path):
     make_dictionary("tiny")
     ann, bob = make_room(dictionary="tiny")
     play(ann, {bob: [WEGO]})
-    actions.do_rule_challenge(ann, actions.do_challenge(bob, WEGO, 1).id, True)
-    assert actions.house_words(ann.room_id, "tiny") == {WEGO}
-    assert actions.house_words(ann.room_id, "english") == frozenset()
+    challenges.do_rule_challenge(ann, challenges.do_challenge(bob, WEGO, 1).id, True)
+    assert lexicons.house_words(ann.room_id, "tiny") == {WEGO}
+    assert lexicons.house_words(ann.room_id, "english") == frozenset()
 
 
 # ---------------------------------------------------------------- rounds keep their version
@@ -314,9 +314,9 @@ def test_a_finished_round_is_unchanged_after_its_dictionary_is_recompiled(dictio
     before = presenters.results_dict(first)
     assert words_of(by_nickname(before)["Ann"]) == {"cats": (1, False)}
 
-    actions.do_set_next_board(ann, BOARD)
-    second = actions.do_start_round(ann)
-    actions.do_prepare_round(second.id)
+    rooms.do_set_next_board(ann, BOARD)
+    second = rounds.do_start_round(ann)
+    rounds.do_prepare_round(second.id)
     Round.objects.filter(pk=second.pk).update(starts_at=second.created_at)
 
     services.do_edit_words(tiny, ["cats", "went"], "remove", recompile=False)
@@ -327,11 +327,11 @@ def test_a_finished_round_is_unchanged_after_its_dictionary_is_recompiled(dictio
     assert first.dictionary_version == old_version
     assert presenters.results_dict(first) == before
     assert "cats" in lexicon_for_round(first)
-    assert actions.do_submit_word(ann, "went").verdict == "accepted"  # round 2, old version
-    assert actions.do_end_round(second.id)
+    assert words.do_submit_word(ann, "went").verdict == "accepted"  # round 2, old version
+    assert rounds.do_end_round(second.id)
 
     # A challenge in round 1 rescores it with round 1's words: "cats" still counts.
-    actions.do_rule_challenge(ann, actions.do_challenge(ann, GODE, 1).id, True)
+    challenges.do_rule_challenge(ann, challenges.do_challenge(ann, GODE, 1).id, True)
     first.refresh_from_db()
     rescored = by_nickname(presenters.results_dict(first))
     assert words_of(rescored["Ann"]) == {"cats": (1, False), GODE: (1, False)}
@@ -371,8 +371,8 @@ def test_staff_see_challenges_and_add_them_to_the_dictionary(dictionary_dir: Pat
     tiny = make_dictionary("tiny")
     ann, bob = make_room(dictionary="tiny")
     play(ann, {bob: [WEGO, GODE]})
-    actions.do_rule_challenge(ann, actions.do_challenge(bob, WEGO, 1).id, True)
-    actions.do_rule_challenge(ann, actions.do_challenge(bob, GODE, 1).id, False)
+    challenges.do_rule_challenge(ann, challenges.do_challenge(bob, WEGO, 1).id, True)
+    challenges.do_rule_challenge(ann, challenges.do_challenge(bob, GODE, 1).id, False)
     staff = Client()
     staff.force_login(User.objects.create_superuser("root", "root@example.org", "pw"))
     page = staff.get("/admin/games/challenge/?status__exact=accepted").content.decode()
@@ -398,11 +398,11 @@ def test_results_list_the_rounds_challenges():
     """results.challenges: every challenge of the round, oldest first, with its ruling."""
     ann, bob = make_room()
     round_ = play(ann, {ann: [GODE], bob: [WEGO]})
-    first = actions.do_challenge(bob, WEGO, 1)
-    actions.do_challenge(ann, GODE, 1)
-    actions.do_rule_challenge(ann, first.id, False)
-    challenges = presenters.results_dict(round_)["challenges"]
-    assert [(c["word"], c["status"], c["nickname"]) for c in challenges] == [
+    first = challenges.do_challenge(bob, WEGO, 1)
+    challenges.do_challenge(ann, GODE, 1)
+    challenges.do_rule_challenge(ann, first.id, False)
+    listed = presenters.results_dict(round_)["challenges"]
+    assert [(c["word"], c["status"], c["nickname"]) for c in listed] == [
         (WEGO, "declined", "Bob"),
         (GODE, "pending", "Ann"),
     ]

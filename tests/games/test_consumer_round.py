@@ -7,7 +7,7 @@ import pytest
 from asgiref.sync import sync_to_async
 from django.utils import timezone
 
-from games import actions
+from games import rounds
 from games.models import Round, Submission
 from solver import parse_board
 from tests.games.ws_helpers import (
@@ -209,7 +209,7 @@ async def test_an_untimed_round_ends_only_when_the_host_ends_it():
     ann, bob = await two_players(round_seconds=None)
     round_ = await start_round(ann, bob)
     assert round_.ends_at is None
-    assert await sync_to_async(actions.end_overdue_rounds)() == 0
+    assert await sync_to_async(rounds.end_overdue_rounds)() == 0
     assert (await submit(bob.comm, "cats"))["verdict"] == "accepted"
     ended = await end_by_host(ann, bob)
     assert all(e["results"]["round"]["status"] == "ended" for e in ended)

@@ -8,7 +8,7 @@ import time
 import pytest
 from asgiref.sync import sync_to_async
 
-from games import actions, tasks
+from games import rounds, tasks
 from games.models import Room, Round, Submission
 from tests.games.ws_helpers import (
     ask,
@@ -65,10 +65,10 @@ async def test_ending_is_idempotent():
     await submit(bob.comm, "cats")
     await submit(bob.comm, "went")
     version = (await sync_to_async(Room.objects.get)(code=ann.code)).version
-    assert await sync_to_async(actions.do_end_round)(round_.id) is True
-    assert await sync_to_async(actions.do_end_round)(round_.id) is False
+    assert await sync_to_async(rounds.do_end_round)(round_.id) is True
+    assert await sync_to_async(rounds.do_end_round)(round_.id) is False
     assert await sync_to_async(tasks.end_round)(round_.id) is False
-    assert await sync_to_async(actions.end_overdue_rounds)() == 0
+    assert await sync_to_async(rounds.end_overdue_rounds)() == 0
     for player in (ann, bob):
         ended = [m for m in await collect(player.comm) if m["type"] == "round.ended"]
         assert len(ended) == 1
@@ -90,4 +90,4 @@ async def test_the_host_ending_early_beats_the_deadline():
     await receive_until(bob.comm, "round.ended")
     # Until well past the deadline, the watcher sends nothing more.
     assert await bob.comm.receive_nothing(timeout=1.5)
-    assert await sync_to_async(actions.end_overdue_rounds)() == 0
+    assert await sync_to_async(rounds.end_overdue_rounds)() == 0

@@ -1,4 +1,4 @@
-"""Round life cycle in games.actions, without sockets: preparing, submitting, ending once,
+"""Round life cycle in games.rounds and games.words, without sockets: preparing, submitting, ending once,
 and the housekeeping jobs (stalled rounds, overdue rounds, idle rooms)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from games import actions, events, presenters, tasks
+from games import events, housekeeping, presenters, rooms, rounds, tasks, words
 from games.exceptions import InvalidInput, NotHost, WrongRoundState
 from games.models import Player, Room, Round, Submission
 from tests.games.ws_helpers import BOARD
@@ -28,17 +28,17 @@ def sent(monkeypatch) -> list[dict]:
 
 def make_room(**settings) -> tuple[Player, Player]:
     """A room with host Ann and player Bob."""
-    room, ann = actions.do_create_room("Ann", settings)
-    bob = actions.do_join_room(room, "Bob")
+    room, ann = rooms.do_create_room("Ann", settings)
+    bob = rooms.do_join_room(room, "Bob")
     return ann, bob
 
 
 def running_round(host: Player, board: str = BOARD) -> Round:
     """Start and prepare a round on ``board``, the countdown already over."""
-    actions.do_set_next_board(host, board)
-    round_ = actions.do_start_round(host)
+    rooms.do_set_next_board(host, board)
+    round_ = rounds.do_start_round(host)
     assert round_.status == Round.Status.PREPARING
-    assert actions.do_prepare_round(round_.id)
+    assert rounds.do_prepare_round(round_.id)
     Round.objects.filter(pk=round_.pk).update(starts_at=timezone.now() - timedelta(seconds=1))
     round_.refresh_from_db()
     return round_
@@ -54,10 +54,10 @@ def kinds(messages: list[dict]) -> list[str]:
 def test_preparing_solves_the_board_and_starts_the_countdown():
     """do_prepare_round stores the solution and sets starts_at (countdown) and ends_at."""
     ann, _ = make_room(round_seconds=60)
-    actions.do_set_next_board(ann, BOARD)
-    round_ = actions.do_start_round(ann)
+    rooms.do_set_next_board(ann, BOARD)
+    round_ = rounds.do_start_round(ann)
     before = timezone.now()
-    assert actions.do_prepare_round(round_.id)
+    assert rounds.do_prepare_round(round_.id)
     round_.refresh_from_db()
     assert round_.status == Round.Status.RUNNING
     assert round_.board == BOARD
@@ -65,9 +65,9 @@ def test_preparing_solves_the_board_and_starts_the_countdown():
     assert {"cats", "quiet", "went"} <= words
     assert round_.max_points == sum(entry[1] for entry in round_.solution)
     countdown = (round_.starts_at - before).total_seconds()
-    assert actions.COUNTDOWN_SECONDS - 1 < countdown <= actions.COUNTDOWN_SECONDS + 1
+    assert rounds.COUNTDOWN_SECONDS - 1 < countdown <= rounds.COUNTDOWN_SECONDS + 1
     assert round_.ends_at - round_.starts_at == timedelta(seconds=60)
-    assert not actions.do_prepare_round(round_.id), "preparing twice does nothing"
+    assert not rounds.do_prepare_round(round_.id), "preparing twice does nothing"
 
 
 def test_a_round_copies_the_room_settings():
@@ -87,24 +87,24 @@ def test_the_typed_board_is_used_once():
     first = running_round(ann)
     assert first.board == BOARD
     assert Room.objects.get(pk=ann.room_id).next_board == ""
-    actions.do_end_round(first.id)
-    second = actions.do_start_round(ann)
+    rounds.do_end_round(first.id)
+    second = rounds.do_start_round(ann)
     assert second.number == 2 and second.dice_set == "classic"
 
 
 def test_no_second_round_while_one_runs():
     """Starting a round while one is preparing or running is refused."""
     ann, _ = make_room()
-    actions.do_start_round(ann)
+    rounds.do_start_round(ann)
     with pytest.raises(WrongRoundState):
-        actions.do_start_round(ann)
+        rounds.do_start_round(ann)
 
 
 def test_only_the_host_starts_a_round():
     """A non-host cannot start a round."""
     _, bob = make_room()
     with pytest.raises(NotHost):
-        actions.do_start_round(bob)
+        rounds.do_start_round(bob)
     assert Round.objects.count() == 0
 
 
@@ -112,9 +112,9 @@ def test_a_board_of_the_wrong_size_is_refused():
     """A 5x5 board in a 4x4 room, or gibberish, is invalid input."""
     ann, _ = make_room()
     with pytest.raises(InvalidInput, match="4x4"):
-        actions.do_set_next_board(ann, "abcde fghij klmno pqrst uvwxy")
+        rooms.do_set_next_board(ann, "abcde fghij klmno pqrst uvwxy")
     with pytest.raises(InvalidInput, match="bad board"):
-        actions.do_set_next_board(ann, "ab!c d")
+        rooms.do_set_next_board(ann, "ab!c d")
 
 
 # ---------------------------------------------------------------- submitting
@@ -124,7 +124,7 @@ def test_submitting_before_a_round_is_wrong_round_state():
     """No round yet: a word is refused with wrong_round_state."""
     _, bob = make_room()
     with pytest.raises(WrongRoundState):
-        actions.do_submit_word(bob, "cats")
+        words.do_submit_word(bob, "cats")
 
 
 def test_submitting_during_the_countdown_is_wrong_round_state():
@@ -133,7 +133,7 @@ def test_submitting_during_the_countdown_is_wrong_round_state():
     round_ = running_round(ann)
     Round.objects.filter(pk=round_.pk).update(starts_at=timezone.now() + timedelta(seconds=3))
     with pytest.raises(WrongRoundState, match="countdown"):
-        actions.do_submit_word(bob, "cats")
+        words.do_submit_word(bob, "cats")
     assert Submission.objects.count() == 0
 
 
@@ -142,8 +142,8 @@ def test_submitting_after_the_deadline_is_round_over():
     ann, bob = make_room()
     round_ = running_round(ann)
     Round.objects.filter(pk=round_.pk).update(ends_at=timezone.now() - timedelta(seconds=1))
-    result = actions.do_submit_word(bob, "Cats")
-    assert (result.word, result.verdict, result.accepted) == ("cats", actions.ROUND_OVER, False)
+    result = words.do_submit_word(bob, "Cats")
+    assert (result.word, result.verdict, result.accepted) == ("cats", words.ROUND_OVER, False)
     assert result.reason == "the round is over"
     assert Submission.objects.count() == 0
 
@@ -152,29 +152,29 @@ def test_submitting_after_the_end_is_round_over():
     """After the round ended, words are round_over."""
     ann, bob = make_room()
     round_ = running_round(ann)
-    actions.do_end_round(round_.id)
-    assert actions.do_submit_word(bob, "cats").verdict == actions.ROUND_OVER
+    rounds.do_end_round(round_.id)
+    assert words.do_submit_word(bob, "cats").verdict == words.ROUND_OVER
 
 
 def test_a_resend_with_the_same_client_id_returns_the_stored_verdict():
     """A client resending after a dropped connection gets the first verdict; one row only."""
     ann, bob = make_room()
     running_round(ann)
-    first = actions.do_submit_word(bob, "cats", "entry-1")
-    again = actions.do_submit_word(bob, "cats", "entry-1")
+    first = words.do_submit_word(bob, "cats", "entry-1")
+    again = words.do_submit_word(bob, "cats", "entry-1")
     assert first.verdict == again.verdict == "accepted"
     assert again.duplicate_resend and not first.duplicate_resend
     assert Submission.objects.filter(player=bob).count() == 1
     # The same word under a new client id is a second entry, and already entered.
-    assert actions.do_submit_word(bob, "cats", "entry-2").verdict == "already_entered"
+    assert words.do_submit_word(bob, "cats", "entry-2").verdict == "already_entered"
 
 
 def test_client_ids_are_per_player():
     """Two players may use the same client id without clashing."""
     ann, bob = make_room()
     running_round(ann)
-    assert actions.do_submit_word(ann, "cats", "1").accepted
-    assert actions.do_submit_word(bob, "dog", "1").accepted
+    assert words.do_submit_word(ann, "cats", "1").accepted
+    assert words.do_submit_word(bob, "dog", "1").accepted
     assert Submission.objects.count() == 2
 
 
@@ -192,7 +192,7 @@ def test_malformed_submissions_are_invalid(entry, client_id, match):
     ann, _ = make_room()
     running_round(ann)
     with pytest.raises(InvalidInput, match=match):
-        actions.do_submit_word(ann, entry, client_id)
+        words.do_submit_word(ann, entry, client_id)
     assert Submission.objects.count() == 0
 
 
@@ -202,7 +202,7 @@ def test_control_characters_in_a_word_are_invalid(entry):
     ann, _ = make_room()
     running_round(ann)
     with pytest.raises(InvalidInput, match="control"):
-        actions.do_submit_word(ann, entry)
+        words.do_submit_word(ann, entry)
     assert Submission.objects.count() == 0
 
 
@@ -210,7 +210,7 @@ def test_a_trailing_newline_is_not_a_control_character():
     """Whitespace around a word is trimmed, not refused."""
     ann, _ = make_room()
     running_round(ann)
-    assert actions.do_submit_word(ann, " cats\n").accepted
+    assert words.do_submit_word(ann, " cats\n").accepted
 
 
 def test_accepted_words_emit_counts_but_not_words(sent):
@@ -218,8 +218,8 @@ def test_accepted_words_emit_counts_but_not_words(sent):
     ann, bob = make_room()
     running_round(ann)
     sent.clear()
-    actions.do_submit_word(bob, "quiet")
-    actions.do_submit_word(bob, "xyzzy")
+    words.do_submit_word(bob, "quiet")
+    words.do_submit_word(bob, "xyzzy")
     assert kinds(sent) == ["round.counts"]
     assert sent[0]["counts"] == {str(bob.id): 1}
     assert "quiet" not in repr(sent)
@@ -231,8 +231,8 @@ def test_with_hidden_verdicts_counts_do_not_give_verdicts_away(sent):
     ann, bob = make_room(instant_verdicts=False)
     round_ = running_round(ann)
     sent.clear()
-    actions.do_submit_word(bob, "quiet")
-    actions.do_submit_word(bob, "xyzzy")
+    words.do_submit_word(bob, "quiet")
+    words.do_submit_word(bob, "xyzzy")
     assert kinds(sent) == ["round.counts", "round.counts"]
     assert sent[0]["counts"] == {str(bob.id): 1}
     assert sent[1]["counts"] == {str(bob.id): 2}
@@ -246,12 +246,12 @@ def test_ending_twice_scores_once_and_emits_one_round_ended(sent):
     """do_end_round is idempotent: the second call and the Celery task do nothing."""
     ann, bob = make_room()
     round_ = running_round(ann)
-    actions.do_submit_word(ann, "cats")
-    actions.do_submit_word(bob, "quiet")
+    words.do_submit_word(ann, "cats")
+    words.do_submit_word(bob, "quiet")
     sent.clear()
     version = Room.objects.get(pk=ann.room_id).version
-    assert actions.do_end_round(round_.id) is True
-    assert actions.do_end_round(round_.id) is False
+    assert rounds.do_end_round(round_.id) is True
+    assert rounds.do_end_round(round_.id) is False
     assert tasks.end_round(round_.id) is False
     assert tasks.end_round.delay(round_.id).get() is False
     assert kinds(sent) == ["round.ended"]
@@ -266,7 +266,7 @@ def test_the_end_task_ends_a_running_round(sent):
     """games.tasks.end_round ends and scores a round that is still running."""
     ann, _ = make_room()
     round_ = running_round(ann)
-    actions.do_submit_word(ann, "went")
+    words.do_submit_word(ann, "went")
     assert tasks.end_round(round_.id) is True
     assert Submission.objects.get().points == 1
     assert kinds(sent)[-1] == "round.ended"
@@ -275,8 +275,8 @@ def test_the_end_task_ends_a_running_round(sent):
 def test_ending_a_missing_or_preparing_round_does_nothing():
     """A deleted round or one still preparing is not ended."""
     ann, _ = make_room()
-    preparing = actions.do_start_round(ann)
-    assert actions.do_end_round(preparing.id) is False
+    preparing = rounds.do_start_round(ann)
+    assert rounds.do_end_round(preparing.id) is False
     assert tasks.end_round(10**9) is False
     preparing.refresh_from_db()
     assert preparing.status == Round.Status.PREPARING
@@ -286,7 +286,7 @@ def test_host_end_round_now_needs_a_running_round():
     """The host's end_round with no running round is wrong_round_state."""
     ann, _ = make_room()
     with pytest.raises(WrongRoundState):
-        actions.do_end_round_now(ann)
+        rounds.do_end_round_now(ann)
 
 
 def test_end_overdue_rounds_ends_only_rounds_past_their_deadline():
@@ -299,8 +299,8 @@ def test_end_overdue_rounds_ends_only_rounds_past_their_deadline():
     untimed = running_round(untimed_host)
     assert untimed.ends_at is None
     Round.objects.filter(pk=overdue.pk).update(ends_at=timezone.now() - timedelta(seconds=1))
-    assert actions.end_overdue_rounds() == 1
-    assert actions.end_overdue_rounds() == 0
+    assert rounds.end_overdue_rounds() == 1
+    assert rounds.end_overdue_rounds() == 0
     statuses = dict(Round.objects.values_list("pk", "status"))
     assert statuses == {overdue.pk: "ended", on_time.pk: "running", untimed.pk: "running"}
 
@@ -311,7 +311,7 @@ def test_the_overdue_task_also_prepares_stalled_rounds():
     overdue = running_round(ann)
     Round.objects.filter(pk=overdue.pk).update(ends_at=timezone.now() - timedelta(seconds=1))
     bea, _ = make_room()
-    stalled = actions.do_start_round(bea)
+    stalled = rounds.do_start_round(bea)
     Round.objects.filter(pk=stalled.pk).update(created_at=timezone.now() - timedelta(minutes=1))
     assert tasks.end_overdue_rounds() == 2
 
@@ -321,18 +321,18 @@ def test_prepare_stalled_rounds_picks_up_a_round_left_preparing():
     fresh one is left to its own task."""
     ann, _ = make_room()
     bea, _ = make_room()
-    stalled = actions.do_start_round(ann)
-    fresh = actions.do_start_round(bea)
+    stalled = rounds.do_start_round(ann)
+    fresh = rounds.do_start_round(bea)
     Round.objects.filter(pk=stalled.pk).update(
-        created_at=timezone.now() - timedelta(seconds=actions.PREPARE_TIMEOUT_SECONDS + 1)
+        created_at=timezone.now() - timedelta(seconds=rounds.PREPARE_TIMEOUT_SECONDS + 1)
     )
-    assert actions.prepare_stalled_rounds() == 1
+    assert rounds.prepare_stalled_rounds() == 1
     stalled.refresh_from_db()
     fresh.refresh_from_db()
     assert stalled.status == Round.Status.RUNNING
     assert stalled.solution and stalled.starts_at is not None
     assert fresh.status == Round.Status.PREPARING
-    assert actions.prepare_stalled_rounds() == 0
+    assert rounds.prepare_stalled_rounds() == 0
 
 
 # ---------------------------------------------------------------- idle rooms
@@ -341,7 +341,7 @@ def test_prepare_stalled_rounds_picks_up_a_round_left_preparing():
 def test_cleanup_deletes_rooms_idle_for_a_day_with_nobody_online():
     """Idle for over a day and nobody online: deleted with its players and rounds. Rooms
     with someone online, or used recently, stay."""
-    long_ago = timezone.now() - actions.IDLE_ROOM_LIFETIME - timedelta(minutes=1)
+    long_ago = timezone.now() - housekeeping.IDLE_ROOM_LIFETIME - timedelta(minutes=1)
     idle_host, _ = make_room()
     running_round(idle_host)
     online_host, _ = make_room()
@@ -353,9 +353,9 @@ def test_cleanup_deletes_rooms_idle_for_a_day_with_nobody_online():
     idle_rooms = [idle_host.room_id, online_host.room_id, left_host.room_id]
     Room.objects.filter(pk__in=idle_rooms).update(last_active_at=long_ago)
     Room.objects.filter(pk=recent_host.room_id).update(
-        last_active_at=timezone.now() - actions.IDLE_ROOM_LIFETIME + timedelta(minutes=5)
+        last_active_at=timezone.now() - housekeeping.IDLE_ROOM_LIFETIME + timedelta(minutes=5)
     )
-    assert actions.cleanup_idle_rooms() == 2
+    assert housekeeping.cleanup_idle_rooms() == 2
     remaining = set(Room.objects.values_list("pk", flat=True))
     assert remaining == {online_host.room_id, recent_host.room_id}
     assert not Round.objects.filter(room_id=idle_host.room_id).exists()
@@ -367,8 +367,8 @@ def test_events_keep_a_room_active():
     """Anything sent to the room (a join) moves last_active_at forward."""
     ann, _ = make_room()
     Room.objects.filter(pk=ann.room_id).update(last_active_at=timezone.now() - timedelta(days=3))
-    actions.do_join_room(Room.objects.get(pk=ann.room_id), "Cy")
-    assert actions.cleanup_idle_rooms() == 0
+    rooms.do_join_room(Room.objects.get(pk=ann.room_id), "Cy")
+    assert housekeeping.cleanup_idle_rooms() == 0
 
 
 # ---------------------------------------------------------------- results
@@ -379,11 +379,11 @@ def test_a_word_entered_twice_is_not_listed_as_rejected():
     among the player's words, not among the rejected ones."""
     ann, _ = make_room()
     round_ = running_round(ann)
-    actions.do_submit_word(ann, "cats")
-    assert actions.do_submit_word(ann, "CATS").verdict == "already_entered"
-    actions.do_submit_word(ann, "xyzzy")
-    actions.do_submit_word(ann, "xyzzy")
-    actions.do_end_round(round_.id)
+    words.do_submit_word(ann, "cats")
+    assert words.do_submit_word(ann, "CATS").verdict == "already_entered"
+    words.do_submit_word(ann, "xyzzy")
+    words.do_submit_word(ann, "xyzzy")
+    rounds.do_end_round(round_.id)
     round_.refresh_from_db()
     results = presenters.results_dict(round_)
     ann_results = results["players"][0]
@@ -393,15 +393,15 @@ def test_a_word_entered_twice_is_not_listed_as_rejected():
 
 def test_leaving_passes_hosting_to_the_longest_present_online_player():
     """The host leaves: an online player takes over before an offline one."""
-    room, ann = actions.do_create_room("Ann")
-    bob = actions.do_join_room(room, "Bob")
-    cy = actions.do_join_room(room, "Cy")
+    room, ann = rooms.do_create_room("Ann")
+    bob = rooms.do_join_room(room, "Bob")
+    cy = rooms.do_join_room(room, "Cy")
     Player.objects.filter(pk=cy.pk).update(connections=1)
-    actions.do_leave(ann)
+    rooms.do_leave(ann)
     assert Room.objects.get(pk=room.pk).host_id == cy.id
-    actions.do_leave(cy)
+    rooms.do_leave(cy)
     assert Room.objects.get(pk=room.pk).host_id == bob.id
-    actions.do_leave(bob)
+    rooms.do_leave(bob)
     assert Room.objects.get(pk=room.pk).host_id is None
-    dana = actions.do_join_room(Room.objects.get(pk=room.pk), "Dana")
+    dana = rooms.do_join_room(Room.objects.get(pk=room.pk), "Dana")
     assert Room.objects.get(pk=room.pk).host_id == dana.id

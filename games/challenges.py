@@ -1,0 +1,169 @@
+"""House rules: a player challenges a word the dictionary refused, the host rules, and an
+accepted word rescores the round and counts in the room's later rounds."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from games import events, presenters
+from games.checks import check_host, is_int
+from games.exceptions import (
+    InvalidInput,
+    RoundNotFound,
+    WrongRoundState,
+)
+from games.lexicons import (
+    house_words,
+    lexicon_for_round,
+)
+from games.models import (
+    Challenge,
+    Player,
+    Room,
+    Round,
+    Submission,
+)
+from games.rounds import score_words
+from solver.board import parse_board
+from solver.judge import (
+    MAX_ENTRY_LENGTH,
+    Verdict,
+    find_word_path,
+    judge_entry,
+    normalise_entry,
+)
+from solver.scoring import word_points
+
+
+def check_challenge(player: Player, word: Any, round_number: Any) -> tuple[Round, str]:
+    """The ended round and the word (as judged) that ``player`` challenges: one of their own
+    entries refused as not in the dictionary, spelled on the board, not challenged yet."""
+    if not is_int(round_number):
+        raise InvalidInput("round_number is a number")
+    if not isinstance(word, str) or not word.strip() or len(word) > MAX_ENTRY_LENGTH:
+        raise InvalidInput("word is a refused word as the results show it")
+    round_ = Round.objects.filter(room_id=player.room_id, number=round_number).first()
+    if round_ is None:
+        raise RoundNotFound(f"this room has no round {round_number}")
+    if round_.status != Round.Status.ENDED:
+        raise WrongRoundState("challenges come with the results, once the round has ended")
+    judged = normalise_entry(word, lexicon_for_round(round_)) or word.strip().lower()
+    verdicts = set(
+        Submission.objects.filter(round=round_, player=player, word=judged).values_list(
+            "verdict", flat=True
+        )
+    )
+    if not verdicts:
+        raise InvalidInput(f"you did not enter {judged!r} in round {round_number}")
+    if Verdict.ACCEPTED in verdicts:
+        raise InvalidInput(f"{judged!r} already counts")
+    if Verdict.NOT_IN_DICTIONARY not in verdicts:
+        reason = Verdict(min(verdicts)).message
+        raise InvalidInput(
+            "only words refused as not in the dictionary can be challenged; "
+            f"{judged!r} was refused: {reason}"
+        )
+    if find_word_path(parse_board(round_.board), judged) is None:
+        raise InvalidInput(f"{judged!r} is not on the board either: accepting it changes nothing")
+    earlier = Challenge.objects.filter(round=round_, word=judged).select_related("player").first()
+    if earlier is not None:
+        raise InvalidInput(
+            f"{earlier.player.nickname} already challenged {judged!r} ({earlier.status})"
+        )
+    return round_, judged
+
+
+@transaction.atomic
+def do_challenge(player: Player, word: Any, round_number: Any) -> Challenge:
+    """A player asks the host to accept a word the dictionary refused; everyone hears of it
+    (``challenge.opened``) and the host rules with ``do_rule_challenge``."""
+    round_, judged = check_challenge(player, word, round_number)
+    try:
+        with transaction.atomic():
+            challenge = Challenge.objects.create(
+                room_id=player.room_id,
+                round=round_,
+                player=player,
+                word=judged,
+                dictionary=round_.dictionary,
+            )
+    except IntegrityError:  # another player challenged the same word a moment earlier
+        raise InvalidInput(f"{judged!r} was just challenged by someone else") from None
+    room = Room.objects.get(pk=player.room_id)
+    events.emit_to_room(
+        room, "challenge.opened", {"challenge": presenters.challenge_dict(challenge)}
+    )
+    return challenge
+
+
+@transaction.atomic
+def do_rule_challenge(host: Player, challenge_id: Any, accept: Any) -> Challenge:
+    """The host accepts or declines a challenge (``challenge.ruled``). Accepting re-judges
+    the round's entries of the word for every player, adds it to the round's solution,
+    rescores the round with the duplicate rule (``round.rescored``), and makes the word
+    count in the room's later rounds with the same dictionary."""
+    check_host(host)
+    if not is_int(challenge_id):
+        raise InvalidInput("challenge_id is a number")
+    if not isinstance(accept, bool):
+        raise InvalidInput("accept is true or false")
+    room = Room.objects.select_for_update().get(pk=host.room_id)  # one ruling at a time
+    challenge = Challenge.objects.filter(pk=challenge_id, room=room).first()
+    if challenge is None:
+        raise InvalidInput("no such challenge in this room")
+    if challenge.status != Challenge.Status.PENDING:
+        raise InvalidInput(f"that challenge was already {challenge.status}")
+    challenge.status = Challenge.Status.ACCEPTED if accept else Challenge.Status.DECLINED
+    challenge.decided_at = timezone.now()
+    challenge.decided_by = host
+    challenge.save(update_fields=["status", "decided_at", "decided_by"])
+    round_ = Round.objects.select_related("room").get(pk=challenge.round_id)
+    challenge.round = round_
+    events.emit_to_room(
+        room, "challenge.ruled", {"challenge": presenters.challenge_dict(challenge)}
+    )
+    if accept:
+        _accept_word(round_, challenge.word)
+        events.emit_to_room(room, "round.rescored", {"results": presenters.results_dict(round_)})
+    return challenge
+
+
+def _accept_word(round_: Round, word: str) -> None:
+    """Re-judge every entry of ``word`` in an ended round now that the room accepts it (a
+    player's first entry counts, repeats are already_entered), put the word in the round's
+    solution, and score the round again: duplicates cancel as at the end of the round."""
+    board = parse_board(round_.board)
+    lexicon = lexicon_for_round(round_)
+    extra = house_words(round_.room_id, round_.dictionary) | {word}
+    accepted: dict[int, set[str]] = {}
+    for player_id, known in Submission.objects.filter(
+        round=round_, verdict=Verdict.ACCEPTED
+    ).values_list("player_id", "word"):
+        accepted.setdefault(player_id, set()).add(known)
+    entries = list(
+        Submission.objects.filter(
+            round=round_, word=word, verdict=Verdict.NOT_IN_DICTIONARY
+        ).order_by("id")
+    )
+    for entry in entries:
+        already = accepted.setdefault(entry.player_id, set())
+        judgement = judge_entry(
+            word, board, lexicon, round_.min_length, already=already, extra_words=extra
+        )
+        entry.verdict = judgement.verdict
+        if judgement.accepted:
+            already.add(judgement.word)
+    Submission.objects.bulk_update(entries, ["verdict"])
+    if word not in {entry[0] for entry in round_.solution}:
+        path = find_word_path(board, word)
+        if path is not None and len(word) >= round_.min_length:
+            points = word_points(len(word), round_.rows, round_.cols)
+            round_.solution = sorted(
+                [*round_.solution, [word, points, list(path)]], key=lambda e: (-e[1], e[0])
+            )
+            round_.max_points += points
+            round_.save(update_fields=["solution", "max_points"])
+    score_words(round_)

@@ -1,0 +1,152 @@
+"""Look-ups and checks shared by every action: the room, the player, the host, a nickname,
+a settings change. Each raises a ``GameError`` saying what is wrong."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models.functions import Lower
+
+from games.exceptions import (
+    InvalidInput,
+    NicknameTaken,
+    NotAPlayer,
+    NotHost,
+    RoomNotFound,
+)
+from games.lexicons import (
+    available_dictionaries,
+)
+from games.models import (
+    MAX_ROUND_SECONDS,
+    MIN_ROUND_SECONDS,
+    NICKNAME_MAX_LENGTH,
+    BoardSize,
+    Player,
+    Room,
+    Round,
+)
+from solver.board import parse_board
+from solver.dice import DICE_SETS
+
+
+def check_room(code: str) -> Room:
+    """The room with this code; RoomNotFound otherwise."""
+    room = Room.objects.filter(code=str(code).strip().lower()[:16]).first()
+    if room is None:
+        raise RoomNotFound(f"there is no room {code!r}; check the link or create a new room")
+    return room
+
+
+def check_player(room: Room, token: str | None = None, player_id: int | None = None) -> Player:
+    """The active player of ``room`` with this token (API clients) or id (browser session)."""
+    players = Player.objects.filter(room=room, left_at__isnull=True, kicked=False)
+    player = None
+    if token:
+        player = players.filter(token=token).first()
+    elif player_id:
+        player = players.filter(pk=player_id).first()
+    if player is None:
+        raise NotAPlayer("join the room with a nickname first")
+    return player
+
+
+def check_host(player: Player) -> None:
+    room = Room.objects.only("host_id").get(pk=player.room_id)
+    if room.host_id != player.id:
+        raise NotHost("only the host can do that")
+
+
+def check_nickname(room: Room, nickname: Any, exclude: Player | None = None) -> str:
+    """A cleaned nickname that no other active player of the room uses."""
+    if not isinstance(nickname, str):
+        raise InvalidInput("a nickname is text")
+    cleaned = " ".join(nickname.split())
+    if not cleaned:
+        raise InvalidInput("pick a nickname")
+    if len(cleaned) > NICKNAME_MAX_LENGTH:
+        raise InvalidInput(f"a nickname has at most {NICKNAME_MAX_LENGTH} characters")
+    if any(not ch.isprintable() for ch in cleaned):
+        raise InvalidInput("a nickname cannot contain control characters")
+    if room.pk is None:  # a room being created has nobody in it yet
+        return cleaned
+    taken = Player.objects.annotate(lower=Lower("nickname")).filter(
+        room=room, left_at__isnull=True, lower=cleaned.lower()
+    )
+    if exclude is not None:
+        taken = taken.exclude(pk=exclude.pk)
+    if taken.exists():
+        raise NicknameTaken(f"{cleaned!r} is taken in this room; pick another nickname")
+    return cleaned
+
+
+def check_settings(room: Room, changes: Any) -> dict[str, Any]:
+    """Validate a settings change; returns the fields to set. InvalidInput names the problem."""
+    if not isinstance(changes, dict):
+        raise InvalidInput("settings are an object of name: value")
+    known = {
+        "board_size",
+        "dice_set",
+        "round_seconds",
+        "min_length",
+        "dictionary",
+        "cancel_duplicates",
+        "instant_verdicts",
+    }
+    unknown = sorted(set(changes) - known)
+    if unknown:
+        raise InvalidInput(f"unknown setting {unknown[0]!r}; known: {', '.join(sorted(known))}")
+    cleaned: dict[str, Any] = {}
+    size = changes.get("board_size", room.board_size)
+    if size not in BoardSize.values:
+        raise InvalidInput(f"board_size is one of {', '.join(BoardSize.values)}")
+    cleaned["board_size"] = size
+    side = int(size[0])
+    if "dice_set" in changes:
+        dice = changes["dice_set"] or ""
+        # isinstance first: a JSON list or object is unhashable and cannot be looked up.
+        if dice and (
+            not isinstance(dice, str) or dice not in DICE_SETS or DICE_SETS[dice].rows != side
+        ):
+            fitting = [n for n, d in DICE_SETS.items() if d.rows == side]
+            raise InvalidInput(f"dice_set for {size} is one of {', '.join(fitting)}")
+        cleaned["dice_set"] = dice
+    elif "board_size" in changes and room.dice_set and DICE_SETS[room.dice_set].rows != side:
+        cleaned["dice_set"] = ""  # the old set does not fit the new size
+    if room.next_board and parse_board(room.next_board).size != size:
+        cleaned["next_board"] = ""  # a typed board of the old size cannot be played
+    if "round_seconds" in changes:
+        seconds = changes["round_seconds"]
+        if seconds is not None and (
+            not is_int(seconds) or not MIN_ROUND_SECONDS <= seconds <= MAX_ROUND_SECONDS
+        ):
+            raise InvalidInput(
+                f"round_seconds is {MIN_ROUND_SECONDS} to {MAX_ROUND_SECONDS}, or null (untimed)"
+            )
+        cleaned["round_seconds"] = seconds
+    if "min_length" in changes:
+        length = changes["min_length"]
+        if length is not None and (not is_int(length) or not 2 <= length <= 8):
+            raise InvalidInput("min_length is 2 to 8, or null for the board size's usual")
+        cleaned["min_length"] = length
+    if "dictionary" in changes:
+        name = changes["dictionary"]
+        if not isinstance(name, str) or name not in available_dictionaries():
+            names = ", ".join(available_dictionaries())
+            raise InvalidInput(f"dictionary is one of {names}")
+        cleaned["dictionary"] = changes["dictionary"]
+    for flag in ("cancel_duplicates", "instant_verdicts"):
+        if flag in changes:
+            if not isinstance(changes[flag], bool):
+                raise InvalidInput(f"{flag} is true or false")
+            cleaned[flag] = changes[flag]
+    return cleaned
+
+
+def is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def current_round(room_id: int) -> Round | None:
+    """The room's latest round, whatever its state."""
+    return Round.objects.filter(room_id=room_id).order_by("-number").first()

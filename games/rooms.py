@@ -1,0 +1,157 @@
+"""Rooms and their players: create, join, leave, hand over hosting, kick, settings and the
+next board. Each ``do_*`` runs in one transaction and sends its events after commit."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from games import events, presenters
+from games.checks import check_host, check_nickname, check_settings, current_round, is_int
+from games.exceptions import (
+    InvalidInput,
+    NicknameTaken,
+    WrongRoundState,
+)
+from games.lexicons import (
+    default_dictionary,
+)
+from games.models import (
+    Player,
+    Room,
+    Round,
+)
+from solver.board import parse_board
+from solver.errors import SolverError
+
+
+@transaction.atomic
+def do_create_room(nickname: Any, room_settings: Any = None) -> tuple[Room, Player]:
+    """Create a room with its host; settings are optional (defaults make a classic game)."""
+    room = Room(dictionary=default_dictionary())
+    cleaned = check_settings(room, room_settings or {})
+    nickname = check_nickname(room, nickname)
+    for field, value in cleaned.items():
+        setattr(room, field, value)
+    for _ in range(5):  # a clash of 40-bit codes is rare; try a fresh code if it happens
+        try:
+            with transaction.atomic():
+                room.save()
+            break
+        except IntegrityError:
+            room.code = Room._meta.get_field("code").default()
+    host = Player.objects.create(room=room, nickname=nickname)
+    room.host = host
+    room.save(update_fields=["host"])
+    return room, host
+
+
+@transaction.atomic
+def do_join_room(room: Room, nickname: Any) -> Player:
+    cleaned = check_nickname(room, nickname)
+    try:
+        with transaction.atomic():
+            player = Player.objects.create(room=room, nickname=cleaned)
+    except IntegrityError:  # someone took it between the check and the insert
+        raise NicknameTaken(f"{cleaned!r} is taken in this room; pick another nickname") from None
+    if room.host_id is None:
+        Room.objects.filter(pk=room.pk).update(host=player)
+        room.host_id = player.id
+    events.emit_to_room(room, "player.joined", {"player": presenters.player_dict(player)})
+    return player
+
+
+@transaction.atomic
+def do_leave(player: Player) -> None:
+    """The player leaves the room; hosting passes to the longest-present player."""
+    now = timezone.now()
+    Player.objects.filter(pk=player.pk).update(left_at=now, connections=0)
+    player.left_at = now
+    room = Room.objects.select_for_update().get(pk=player.room_id)
+    events.emit_to_room(room, "player.left", {"player_id": player.id})
+    if room.host_id == player.id:
+        _pass_hosting(room)
+
+
+def _pass_hosting(room: Room) -> None:
+    successor = (
+        Player.objects.filter(room=room, left_at__isnull=True, kicked=False)
+        .order_by("-connections", "joined_at")
+        .first()
+    )
+    room.host = successor
+    room.save(update_fields=["host"])
+    events.emit_to_room(room, "host.changed", {"host_id": room.host_id})
+
+
+@transaction.atomic
+def do_transfer_host(host: Player, player_id: Any) -> None:
+    check_host(host)
+    target = _other_active_player(host, player_id)
+    room = Room.objects.select_for_update().get(pk=host.room_id)
+    room.host = target
+    room.save(update_fields=["host"])
+    events.emit_to_room(room, "host.changed", {"host_id": target.id})
+
+
+@transaction.atomic
+def do_kick(host: Player, player_id: Any) -> None:
+    check_host(host)
+    target = _other_active_player(host, player_id)
+    Player.objects.filter(pk=target.pk).update(kicked=True, left_at=timezone.now())
+    room = Room.objects.get(pk=host.room_id)
+    events.emit_to_player(target.id, "kicked", {"message": "the host removed you from the room"})
+    events.emit_to_room(room, "player.left", {"player_id": target.id, "kicked": True})
+
+
+def _other_active_player(host: Player, player_id: Any) -> Player:
+    if not is_int(player_id):
+        raise InvalidInput("player_id is a number")
+    if player_id == host.id:
+        raise InvalidInput("that is you")
+    target = Player.objects.filter(
+        pk=player_id, room_id=host.room_id, left_at__isnull=True, kicked=False
+    ).first()
+    if target is None:
+        raise InvalidInput("no such player in this room")
+    return target
+
+
+@transaction.atomic
+def do_update_settings(host: Player, changes: Any) -> dict:
+    check_host(host)
+    room = Room.objects.select_for_update().get(pk=host.room_id)
+    running = current_round(room.pk)
+    if running is not None and running.status != Round.Status.ENDED:
+        raise WrongRoundState("settings change between rounds; wait for this round to end")
+    cleaned = check_settings(room, changes)
+    for field, value in cleaned.items():
+        setattr(room, field, value)
+    room.save(update_fields=list(cleaned))
+    data = presenters.settings_dict(room)
+    events.emit_to_room(room, "settings.changed", {"settings": data})
+    return data
+
+
+@transaction.atomic
+def do_set_next_board(host: Player, board_text: Any) -> str:
+    """Use a typed (or photographed, then confirmed) board for the next round."""
+    check_host(host)
+    room = Room.objects.select_for_update().get(pk=host.room_id)
+    if board_text in (None, ""):
+        room.next_board = ""
+    else:
+        if not isinstance(board_text, str) or len(board_text) > 200:
+            raise InvalidInput("a board is text such as 'aeol iejm pdls orkf'")
+        try:
+            board = parse_board(board_text)
+        except SolverError as error:
+            raise InvalidInput(f"bad board: {error}") from None
+        if board.size != room.board_size:
+            raise InvalidInput(f"this room plays {room.board_size}; that board is {board.size}")
+        room.next_board = board.to_text()
+    room.save(update_fields=["next_board"])
+    events.emit_to_room(room, "settings.changed", {"settings": presenters.settings_dict(room)})
+    return room.next_board

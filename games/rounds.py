@@ -1,0 +1,215 @@
+"""Rounds: start (roll or take the typed board), prepare (solve, then count down), end and
+score, exactly once whichever process gets there first."""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from dictionaries.exceptions import DictionaryError
+from games import events, presenters
+from games.checks import check_host, current_round
+from games.exceptions import (
+    InvalidInput,
+    WrongRoundState,
+)
+from games.lexicons import (
+    current_version,
+    get_lexicon,
+    house_words,
+    lexicon_for_round,
+)
+from games.models import (
+    Player,
+    Room,
+    Round,
+    Submission,
+)
+from solver.board import parse_board
+from solver.dice import roll
+from solver.errors import SolverError
+from solver.judge import (
+    Verdict,
+    find_word_path,
+    score_round,
+)
+from solver.lexicon import Lexicon
+from solver.scoring import word_points
+from solver.solve import FoundWord, solve
+
+logger = logging.getLogger(__name__)
+
+# Seconds between "round started" and the first word: time to look at the board.
+COUNTDOWN_SECONDS = 3
+# A round still preparing after this long lost its worker; another process prepares it.
+PREPARE_TIMEOUT_SECONDS = 15
+
+
+@transaction.atomic
+def do_start_round(host: Player) -> Round:
+    """Roll (or take the typed) board and start preparing a round; the solution set is
+    computed by a task, which then starts the countdown."""
+    check_host(host)
+    room = Room.objects.select_for_update().get(pk=host.room_id)
+    previous = current_round(room.pk)
+    if previous is not None and previous.status != Round.Status.ENDED:
+        raise WrongRoundState("a round is already under way")
+    try:
+        # The round keeps this version: recompiling the dictionary later never changes it.
+        version = current_version(room.dictionary)
+        get_lexicon(version)
+    except (DictionaryError, SolverError) as error:
+        raise InvalidInput(f"the room's dictionary cannot be used: {error}") from None
+    if room.next_board:
+        board_text, dice_set = room.next_board, ""
+    else:
+        dice_set = room.effective_dice_set()
+        board_text = roll(dice_set).to_text()
+    board = parse_board(board_text)
+    round_ = Round.objects.create(
+        room=room,
+        number=(previous.number + 1) if previous else 1,
+        board=board.to_text(),
+        rows=board.rows,
+        cols=board.cols,
+        dice_set=dice_set,
+        min_length=room.effective_min_length(),
+        dictionary=room.dictionary,
+        dictionary_version=version,
+        cancel_duplicates=room.cancel_duplicates,
+        instant_verdicts=room.instant_verdicts,
+        round_seconds=room.round_seconds,
+    )
+    events.emit_to_room(room, "round.preparing", {"round": presenters.round_dict(round_)})
+    if room.next_board:  # a typed or photographed board is used once
+        room.next_board = ""
+        room.save(update_fields=["next_board"])
+        events.emit_to_room(room, "settings.changed", {"settings": presenters.settings_dict(room)})
+    transaction.on_commit(lambda: _enqueue_prepare(round_.id))
+    return round_
+
+
+def _enqueue_prepare(round_id: int) -> None:
+    from games import tasks
+
+    tasks.prepare_round.delay(round_id)
+
+
+def do_prepare_round(round_id: int) -> bool:
+    """Solve the board, then start the countdown. Idempotent: False if already done."""
+    round_ = Round.objects.filter(pk=round_id).select_related("room").first()
+    if round_ is None or round_.status != Round.Status.PREPARING:
+        return False
+    words = _solve(round_, lexicon_for_round(round_))
+    with transaction.atomic():
+        starts_at = timezone.now() + timedelta(seconds=COUNTDOWN_SECONDS)
+        ends_at = (
+            starts_at + timedelta(seconds=round_.round_seconds) if round_.round_seconds else None
+        )
+        updated = Round.objects.filter(pk=round_id, status=Round.Status.PREPARING).update(
+            status=Round.Status.RUNNING,
+            solution=[[w.word, w.points, list(w.path)] for w in words],
+            max_points=sum(w.points for w in words),
+            starts_at=starts_at,
+            ends_at=ends_at,
+        )
+        if not updated:
+            return False
+        round_.refresh_from_db()
+        events.emit_to_room(round_.room, "round.started", {"round": presenters.round_dict(round_)})
+        if ends_at is not None:
+            transaction.on_commit(lambda: _schedule_end(round_id, ends_at))
+    return True
+
+
+def _solve(round_: Round, lexicon: Lexicon) -> list[FoundWord]:
+    """Every word on the round's board: the dictionary's, and the words the room accepted on
+    a challenge (house words) where the board spells them. Highest points first, then
+    alphabetical, as ``solve`` sorts."""
+    board = parse_board(round_.board)
+    words = list(solve(board, lexicon, round_.min_length).words)
+    known = {found.word for found in words}
+    for word in house_words(round_.room_id, round_.dictionary) - known:
+        path = find_word_path(board, word) if len(word) >= round_.min_length else None
+        if path is not None:
+            words.append(FoundWord(word, path, word_points(len(word), round_.rows, round_.cols)))
+    words.sort(key=lambda found: (-found.points, found.word))
+    return words
+
+
+def _schedule_end(round_id: int, ends_at) -> None:
+    """Ask a worker to end the round at its deadline. In-process (eager) mode relies on the
+    deadline watcher instead: an eager task would run at once."""
+    if settings.CELERY_TASK_ALWAYS_EAGER:
+        return
+    from games import tasks
+
+    tasks.end_round.apply_async((round_id,), eta=ends_at)
+
+
+@transaction.atomic
+def do_end_round_now(host: Player) -> bool:
+    """The host stops the clock (untimed rounds, or a physical game that is over)."""
+    check_host(host)
+    round_ = current_round(host.room_id)
+    if round_ is None or round_.status != Round.Status.RUNNING:
+        raise WrongRoundState("no round is running")
+    return do_end_round(round_.id)
+
+
+def do_end_round(round_id: int) -> bool:
+    """End and score a round exactly once; False if it had already ended (or never ran)."""
+    with transaction.atomic():
+        now = timezone.now()
+        # The conditional update is the gate: of several processes ending the same round at
+        # once, exactly one sees updated == 1.
+        updated = Round.objects.filter(pk=round_id, status=Round.Status.RUNNING).update(
+            status=Round.Status.ENDED, ended_at=now
+        )
+        if not updated:
+            return False
+        round_ = Round.objects.select_related("room").get(pk=round_id)
+        score_words(round_)
+        events.emit_to_room(
+            round_.room, "round.ended", {"results": presenters.results_dict(round_)}
+        )
+    logger.info("round %s ended", round_)
+    return True
+
+
+def score_words(round_: Round) -> None:
+    accepted = list(Submission.objects.filter(round=round_, verdict=Verdict.ACCEPTED))
+    words_by_player: dict[int, list[str]] = {}
+    for submission in accepted:
+        words_by_player.setdefault(submission.player_id, []).append(submission.word)
+    scored = score_round(words_by_player, round_.rows, round_.cols, round_.cancel_duplicates)
+    outcome = {
+        (player_id, item.word): item for player_id, items in scored.items() for item in items
+    }
+    for submission in accepted:
+        item = outcome[(submission.player_id, submission.word)]
+        submission.points = item.points
+        submission.cancelled = item.cancelled
+    Submission.objects.bulk_update(accepted, ["points", "cancelled"])
+    Submission.objects.filter(round=round_).exclude(verdict=Verdict.ACCEPTED).update(points=0)
+
+
+def end_overdue_rounds() -> int:
+    """End every running round past its deadline; returns how many this call ended."""
+    overdue = Round.objects.filter(
+        status=Round.Status.RUNNING, ends_at__isnull=False, ends_at__lte=timezone.now()
+    ).values_list("id", flat=True)
+    return sum(do_end_round(round_id) for round_id in list(overdue))
+
+
+def prepare_stalled_rounds() -> int:
+    """Prepare rounds whose preparing task was lost (a worker died)."""
+    cutoff = timezone.now() - timedelta(seconds=PREPARE_TIMEOUT_SECONDS)
+    stalled = Round.objects.filter(
+        status=Round.Status.PREPARING, created_at__lte=cutoff
+    ).values_list("id", flat=True)
+    return sum(do_prepare_round(round_id) for round_id in list(stalled))
