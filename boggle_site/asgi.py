@@ -16,7 +16,7 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from boggle_site.websocket_origin import browser_origin_validator  # noqa: E402
-from games.deadlines import ensure_watcher  # noqa: E402
+from games.background import ensure_started  # noqa: E402
 from games.routing import websocket_urlpatterns  # noqa: E402
 
 router = ProtocolTypeRouter(
@@ -30,8 +30,8 @@ router = ProtocolTypeRouter(
 
 
 async def application(scope, receive, send):
-    """The router, plus the round-deadline watcher started on this process's first request:
+    """The router, plus the background work (games.background) started on the first request:
     rounds end on time even when nobody's websocket is open here."""
     if scope["type"] in ("http", "websocket"):
-        ensure_watcher()
+        ensure_started()
     return await router(scope, receive, send)

@@ -9,6 +9,8 @@ in-process. Setting ``DATABASE_URL`` or ``REDIS_URL`` means production, where a 
 
 from __future__ import annotations
 
+import os
+import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -39,6 +41,7 @@ DEV_HOSTS = ["localhost", "127.0.0.1", "[::1]"]
 # reads, then writes, fails at once with "database is locked" instead of waiting), and
 # writers wait up to SQLITE_BUSY_SECONDS for the lock instead of failing.
 SQLITE_BUSY_SECONDS = 30
+SQLITE_CONN_MAX_AGE = 300
 SQLITE_OPTIONS = {
     "timeout": SQLITE_BUSY_SECONDS,
     "transaction_mode": "IMMEDIATE",
@@ -49,6 +52,10 @@ SQLITE_OPTIONS = {
 # messages with a blocking BZPOPMIN of 5 s; redis-py 8's default socket timeout is also 5 s,
 # so an idle websocket's read timed out and the socket closed with 1011. Leave headroom.
 REDIS_SOCKET_TIMEOUT = 15
+
+# Channel layer sizing (see channel_layers).
+CHANNEL_CAPACITY = 1000
+CHANNEL_EXPIRY_SECONDS = 30
 
 
 def get_str(env: Env, name: str, default: str = "") -> str:
@@ -153,6 +160,13 @@ def database_config(env: Env, base_dir: Path) -> dict[str, Any]:
         config = {"ENGINE": "django.db.backends.sqlite3", "NAME": base_dir / "var" / "db.sqlite3"}
     if config["ENGINE"] == "django.db.backends.sqlite3":
         config["OPTIONS"] = {**SQLITE_OPTIONS, **config.get("OPTIONS", {})}
+        # Kept open: the websocket thread pool's threads then skip reopening the file (and
+        # its PRAGMAs) for every accepted word.
+        config["CONN_MAX_AGE"] = SQLITE_CONN_MAX_AGE
+        # Tests get a file too, not Django's shared in-memory database: that one locks whole
+        # tables and ignores the busy timeout, unlike the real site's file with many threads.
+        test_file = Path(tempfile.gettempdir()) / f"boggle-test-{os.getpid()}.sqlite3"
+        config.setdefault("TEST", {"NAME": str(test_file)})
     elif config["ENGINE"] == "django.db.backends.postgresql":
         pool = {
             "min_size": 1,
@@ -172,16 +186,24 @@ def pool_size(env: Env) -> int:
 
 
 def channel_layers(env: Env) -> dict[str, Any]:
-    """CHANNEL_LAYERS: Redis when REDIS_URL is set, else in-memory (one process only)."""
+    """CHANNEL_LAYERS: Redis when REDIS_URL is set, else in-memory (one process only).
+
+    Sized for a crowd: each socket's queue holds CHANNEL_CAPACITY messages (a room's events
+    are coalesced to a few a second, so only a socket that stops reading fills it; then the
+    oldest wait CHANNEL_EXPIRY_SECONDS at most before they are dropped)."""
     url = get_str(env, "REDIS_URL")
+    sizing = {"capacity": CHANNEL_CAPACITY, "expiry": CHANNEL_EXPIRY_SECONDS}
     if url:
         return {
             "default": {
                 "BACKEND": "channels_redis.core.RedisChannelLayer",
-                "CONFIG": {"hosts": [{"address": url, "socket_timeout": REDIS_SOCKET_TIMEOUT}]},
+                "CONFIG": {
+                    "hosts": [{"address": url, "socket_timeout": REDIS_SOCKET_TIMEOUT}],
+                    **sizing,
+                },
             }
         }
-    return {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    return {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer", "CONFIG": sizing}}
 
 
 def celery_config(env: Env) -> dict[str, Any]:

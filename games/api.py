@@ -11,16 +11,17 @@ from collections.abc import Callable
 from functools import wraps
 from typing import Any
 
+from django.db import IntegrityError, transaction
 from django.http import HttpRequest, JsonResponse
 from django.urls import reverse
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 
 from boggle_site.hosts import absolute_url
-from games import checks, presenters, rooms
+from games import checks, rooms, state
 from games.exceptions import GameError, InvalidInput, RoundNotFound, WrongRoundState
 from games.lexicons import available_dictionaries
-from games.models import Player, Room, Round
+from games.models import IdempotentResponse, Player, Room, Round
 from games.sessions import player_id_from_session, remember_player
 
 # Largest request body the API reads, in bytes.
@@ -50,6 +51,44 @@ def json_api(view: Callable[..., JsonResponse]) -> Callable[..., JsonResponse]:
             return view(request, *args, **kwargs)
         except GameError as error:
             return error_response(error)
+
+    return wrapper
+
+
+# Longest Idempotency-Key kept.
+MAX_IDEMPOTENCY_KEY = 64
+
+
+def idempotent(view: Callable[..., JsonResponse]) -> Callable[..., JsonResponse]:
+    """A POST sent again with the same ``Idempotency-Key`` header gets the first answer
+    (docs/api.md, "Retrying a request"). The key is taken in the same transaction as the
+    work, so two copies racing in run the work once: the second waits for the first."""
+
+    @wraps(view)
+    def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> JsonResponse:
+        key = request.headers.get("Idempotency-Key", "").strip()
+        if not key:
+            return view(request, *args, **kwargs)
+        if len(key) > MAX_IDEMPOTENCY_KEY or not key.isprintable():
+            raise InvalidInput(
+                f"Idempotency-Key is 1 to {MAX_IDEMPOTENCY_KEY} printable characters"
+            )
+        try:
+            with transaction.atomic():
+                record = IdempotentResponse.objects.create(
+                    key=key, path=request.path, status=0, body={}
+                )
+                response = view(request, *args, **kwargs)
+                if response.status_code >= 300:  # refused: a corrected retry may succeed
+                    transaction.set_rollback(True)
+                    return response
+                record.status = response.status_code
+                record.body = json.loads(response.content)
+                record.save(update_fields=["status", "body"])
+                return response
+        except IntegrityError:  # answered before (or just now, by the first copy)
+            stored = IdempotentResponse.objects.get(key=key, path=request.path)
+            return JsonResponse(stored.body, status=stored.status)
 
     return wrapper
 
@@ -103,12 +142,13 @@ def player_response(request: HttpRequest, room: Room, player: Player, status: in
         "websocket_path": f"/ws/rooms/{room.code}/",
     }
     return JsonResponse(
-        {"player": credentials, "room": presenters.room_state(room, player)}, status=status
+        {"player": credentials, "room": state.room_state(room, player)}, status=status
     )
 
 
 @json_api
 @require_http_methods(["POST"])
+@idempotent
 def create_room(request: HttpRequest) -> JsonResponse:
     data = read_json(request)
     room, host = rooms.do_create_room(data.get("nickname"), data.get("settings"))
@@ -120,11 +160,12 @@ def create_room(request: HttpRequest) -> JsonResponse:
 @require_http_methods(["GET"])
 def room_detail(request: HttpRequest, code: str) -> JsonResponse:
     room = checks.check_room(code)
-    return JsonResponse({"room": presenters.room_state(room, viewer(request, room))})
+    return JsonResponse({"room": state.room_state(room, viewer(request, room))})
 
 
 @json_api
 @require_http_methods(["POST"])
+@idempotent
 def join_room(request: HttpRequest, code: str) -> JsonResponse:
     data = read_json(request)
     room = checks.check_room(code)
@@ -146,7 +187,7 @@ def round_results(request: HttpRequest, code: str, number: int) -> JsonResponse:
         raise RoundNotFound(f"room {room.code} has no round {number}")
     if round_.status != Round.Status.ENDED:
         raise WrongRoundState("results come when the round ends")
-    return JsonResponse({"results": presenters.results_dict(round_)})
+    return JsonResponse({"results": state.results(round_)})
 
 
 @json_api

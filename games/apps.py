@@ -5,3 +5,8 @@ class GamesConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "games"
     verbose_name = "Games"
+
+    def ready(self) -> None:
+        from boggle_site.statement_stats import install_from_env
+
+        install_from_env()  # counts SQL statements for bench/load.py; no-op unless configured

@@ -8,7 +8,7 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from games import events, presenters
+from games import events, presenters, state
 from games.checks import check_host, is_int
 from games.exceptions import (
     InvalidInput,
@@ -127,7 +127,7 @@ def do_rule_challenge(host: Player, challenge_id: Any, accept: Any) -> Challenge
     )
     if accept:
         _accept_word(round_, challenge.word)
-        events.emit_to_room(room, "round.rescored", {"results": presenters.results_dict(round_)})
+        events.emit_to_room(room, "round.rescored", {"results": state.results(round_)})
     return challenge
 
 

@@ -15,7 +15,19 @@ from urllib.parse import parse_qs
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
-from games import challenges, checks, deadlines, events, presence, presenters, rooms, rounds, words
+from games import (
+    background,
+    challenges,
+    checks,
+    events,
+    presence,
+    presenters,
+    rooms,
+    rounds,
+    state,
+    words,
+)
+from games import live as live_rounds
 from games.exceptions import GameError, InvalidInput, RateLimited
 from games.models import Player, Room
 from games.sessions import player_id_from_session
@@ -31,6 +43,16 @@ BURST = 20
 CLOSE_NO_ROOM = 4404
 CLOSE_NOT_A_PLAYER = 4403
 CLOSE_KICKED = 4001
+
+# Room events after which this process reloads the room's running round (games.live).
+ROUND_CHANGES = frozenset({"round.preparing", "round.started", "round.ended"})
+
+
+def in_thread(func):
+    """Run blocking database work on the thread pool: the default, one thread per process
+    (thread_sensitive), would queue every socket's database work behind every other's."""
+    return database_sync_to_async(func, thread_sensitive=False)
+
 
 # Buckets idle this long are full again and can be forgotten (bounds the dict's size).
 BUCKET_IDLE_SECONDS = BURST / RATE_PER_SECOND
@@ -65,9 +87,10 @@ class RoomConsumer(AsyncWebsocketConsumer):
     # Set once we close the socket: events already queued for it (the player.left of a
     # ``leave``, say) are dropped, as Daphne raises on a send to a closed socket.
     closed: bool = False
+    received_at: float = 0.0
 
     async def connect(self) -> None:
-        deadlines.ensure_watcher()
+        background.ensure_started()
         await self.accept()
         code = self.scope["url_route"]["kwargs"]["code"]
         token = parse_qs(self.scope.get("query_string", b"").decode()).get("token", [None])[0]
@@ -80,7 +103,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
             return
         await self.channel_layer.group_add(events.room_group(self.room.code), self.channel_name)
         await self.channel_layer.group_add(events.player_group(self.player.id), self.channel_name)
-        await database_sync_to_async(presence.do_connect)(self.player)
+        await in_thread(presence.do_connect)(self.player)
         await self._send_state()
 
     async def disconnect(self, close_code: int) -> None:
@@ -90,11 +113,13 @@ class RoomConsumer(AsyncWebsocketConsumer):
         await self.channel_layer.group_discard(
             events.player_group(self.player.id), self.channel_name
         )
-        offline = await database_sync_to_async(presence.do_disconnect)(self.player)
+        offline = await in_thread(presence.do_disconnect)(self.player)
         if offline is not None:
             await events.send_room_event(self.room.code, offline)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        # When the entry reached the server: what decides whether a word came in time.
+        self.received_at = time.time()
         if self.player is None or self.kicked:
             return
         request_id = None
@@ -128,8 +153,12 @@ class RoomConsumer(AsyncWebsocketConsumer):
     # ------------------------------------------------------------ message handlers
 
     async def _on_submit(self, message: dict) -> dict:
-        result = await database_sync_to_async(words.do_submit_word)(
-            self.player, message.get("word"), message.get("client_id") or ""
+        result = await words.submit(
+            self.room.pk,
+            self.player.pk,
+            message.get("word"),
+            message.get("client_id") or "",
+            self.received_at,
         )
         reply = {"type": "verdict", "word": result.word, "client_id": result.client_id or None}
         if result.instant or result.verdict == words.ROUND_OVER:
@@ -139,35 +168,31 @@ class RoomConsumer(AsyncWebsocketConsumer):
         return reply
 
     async def _on_start_round(self, message: dict) -> dict:
-        round_ = await database_sync_to_async(rounds.do_start_round)(self.player)
+        round_ = await in_thread(rounds.do_start_round)(self.player)
         return {"type": "ok", "request": "start_round", "round_number": round_.number}
 
     async def _on_end_round(self, message: dict) -> dict:
-        await database_sync_to_async(rounds.do_end_round_now)(self.player)
+        await in_thread(rounds.do_end_round_now)(self.player)
         return {"type": "ok", "request": "end_round"}
 
     async def _on_update_settings(self, message: dict) -> dict:
-        data = await database_sync_to_async(rooms.do_update_settings)(
-            self.player, message.get("settings")
-        )
+        data = await in_thread(rooms.do_update_settings)(self.player, message.get("settings"))
         return {"type": "ok", "request": "update_settings", "settings": data}
 
     async def _on_set_board(self, message: dict) -> dict:
-        board = await database_sync_to_async(rooms.do_set_next_board)(
-            self.player, message.get("board")
-        )
+        board = await in_thread(rooms.do_set_next_board)(self.player, message.get("board"))
         return {"type": "ok", "request": "set_board", "board": board or None}
 
     async def _on_transfer_host(self, message: dict) -> dict:
-        await database_sync_to_async(rooms.do_transfer_host)(self.player, message.get("player_id"))
+        await in_thread(rooms.do_transfer_host)(self.player, message.get("player_id"))
         return {"type": "ok", "request": "transfer_host"}
 
     async def _on_kick(self, message: dict) -> dict:
-        await database_sync_to_async(rooms.do_kick)(self.player, message.get("player_id"))
+        await in_thread(rooms.do_kick)(self.player, message.get("player_id"))
         return {"type": "ok", "request": "kick"}
 
     async def _on_leave(self, message: dict) -> None:
-        await database_sync_to_async(rooms.do_leave)(self.player)
+        await in_thread(rooms.do_leave)(self.player)
         # Sent here, not returned: the socket closes right after, so echo request_id here too.
         reply = {"type": "ok", "request": "leave"}
         if message.get("request_id") is not None:
@@ -176,7 +201,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         await self.close()
 
     async def _on_challenge(self, message: dict) -> dict:
-        challenge = await database_sync_to_async(challenges.do_challenge)(
+        challenge = await in_thread(challenges.do_challenge)(
             self.player, message.get("word"), message.get("round_number")
         )
         return {
@@ -186,7 +211,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         }
 
     async def _on_rule_challenge(self, message: dict) -> dict:
-        challenge = await database_sync_to_async(challenges.do_rule_challenge)(
+        challenge = await in_thread(challenges.do_rule_challenge)(
             self.player, message.get("challenge_id"), message.get("accept")
         )
         return {
@@ -196,7 +221,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         }
 
     async def _on_sync(self, message: dict) -> dict:
-        state = await database_sync_to_async(_state_for)(self.room.pk, self.player.pk)
+        state = await in_thread(_state_for)(self.room.pk, self.player.pk)
         return {"type": "state", "state": state}
 
     async def _on_ping(self, message: dict) -> dict:
@@ -224,14 +249,15 @@ class RoomConsumer(AsyncWebsocketConsumer):
     # ------------------------------------------------------------ group events
 
     async def room_event(self, message: dict) -> None:
-        """An event for everyone in the room (see games.events)."""
-        await self._send(message["event"])
+        """An event for everyone in the room, already encoded (see games.events)."""
+        if message["event_type"] in ROUND_CHANGES and self.room is not None:
+            live_rounds.mark_stale(self.room.pk)
+        await self._send_text(message["text"])
 
     async def player_event(self, message: dict) -> None:
         """An event for this player only; ``kicked`` also closes the socket."""
-        event = message["event"]
-        await self._send(event)
-        if event.get("type") == "kicked":
+        await self._send_text(message["text"])
+        if message["event_type"] == "kicked":
             self.kicked = True
             await self.close(code=CLOSE_KICKED)
 
@@ -255,25 +281,31 @@ class RoomConsumer(AsyncWebsocketConsumer):
         await super().close(code=code, reason=reason)
 
     async def _send(self, data: dict) -> None:
-        if self.closed:
-            return
         data.setdefault("server_time", events.server_now_ms())
-        await self.send(text_data=json.dumps(data))
+        await self._send_text(json.dumps(data))
+
+    async def _send_text(self, text: str) -> None:
+        if not self.closed:
+            await self.send(text_data=text)
 
     async def _send_state(self) -> None:
-        state = await database_sync_to_async(_state_for)(self.room.pk, self.player.pk)
+        state = await in_thread(_state_for)(self.room.pk, self.player.pk)
         await self._send({"type": "state", "state": state})
 
-    @database_sync_to_async
-    def _authenticate(self, code: str, token: str | None) -> tuple[Room, Player]:
-        room = checks.check_room(code)
-        player_id = None if token else player_id_from_session(self.scope.get("session"), room)
-        return room, checks.check_player(room, token=token, player_id=player_id)
+    async def _authenticate(self, code: str, token: str | None) -> tuple[Room, Player]:
+        session = self.scope.get("session")
+        return await in_thread(_authenticate)(code, token, session)
+
+
+def _authenticate(code: str, token: str | None, session: Any) -> tuple[Room, Player]:
+    room = checks.check_room(code)
+    player_id = None if token else player_id_from_session(session, room)
+    return room, checks.check_player(room, token=token, player_id=player_id)
 
 
 def _state_for(room_id: int, player_id: int) -> dict:
     room = Room.objects.get(pk=room_id)
-    return presenters.room_state(room, Player.objects.get(pk=player_id))
+    return state.room_state(room, Player.objects.get(pk=player_id))
 
 
 class UnknownPathConsumer(AsyncWebsocketConsumer):

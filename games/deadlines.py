@@ -50,14 +50,18 @@ async def _watch() -> None:
     last_housekeeping = last_cleanup = 0.0
     while True:
         try:
-            await database_sync_to_async(rounds.end_overdue_rounds)()
+            await database_sync_to_async(rounds.end_overdue_rounds, thread_sensitive=False)()
             now = time.monotonic()
             if now - last_housekeeping >= HOUSEKEEPING_EVERY:
                 last_housekeeping = now
-                await database_sync_to_async(rounds.prepare_stalled_rounds)()
+                await database_sync_to_async(
+                    rounds.prepare_stalled_rounds, thread_sensitive=False
+                )()
             if now - last_cleanup >= CLEANUP_EVERY:
                 last_cleanup = now
-                await database_sync_to_async(housekeeping.cleanup_idle_rooms)()
+                await database_sync_to_async(
+                    housekeeping.cleanup_idle_rooms, thread_sensitive=False
+                )()
         except asyncio.CancelledError:
             raise
         except Exception:  # a database hiccup must not stop the clock for good

@@ -7,12 +7,12 @@ them commits: nobody hears of a change that could still roll back.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
-from django.db import transaction
-from django.db.models import F
+from django.db import connection, transaction
 from django.utils import timezone
 
 from games.models import Room
@@ -35,15 +35,26 @@ def server_now_ms() -> int:
     return int(timezone.now().timestamp() * 1000)
 
 
+def next_version(room_id: int) -> int:
+    """Bump the room's version (and its last activity) and return it: one statement."""
+    table = Room._meta.db_table
+    now = connection.ops.adapt_datetimefield_value(timezone.now())
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {table} SET version = version + 1, last_active_at = %s WHERE id = %s "
+            "RETURNING version",
+            [now, room_id],
+        )
+        return cursor.fetchone()[0]
+
+
 def room_event(room: Room, event_type: str, data: dict[str, Any]) -> dict[str, Any]:
     """Bump the room's version and return the event carrying it, for the caller to send.
 
     Precondition: called inside a transaction (``transaction.atomic``).
     """
-    Room.objects.filter(pk=room.pk).update(version=F("version") + 1, last_active_at=timezone.now())
-    version = Room.objects.values_list("version", flat=True).get(pk=room.pk)
-    room.version = version
-    return {"type": event_type, "version": version, **data}
+    room.version = next_version(room.pk)
+    return {"type": event_type, "version": room.version, **data}
 
 
 def emit_to_room(room: Room, event_type: str, data: dict[str, Any]) -> int:
@@ -56,10 +67,16 @@ def emit_to_room(room: Room, event_type: str, data: dict[str, Any]) -> int:
     return message["version"]
 
 
+def layer_message(handler: str, message: dict[str, Any]) -> dict[str, Any]:
+    """The channel-layer message for an event: its JSON text, encoded once for every socket
+    that receives it (with the time it was published), and its type for the consumers."""
+    message["server_time"] = server_now_ms()
+    return {"type": handler, "event_type": message["type"], "text": json.dumps(message)}
+
+
 async def send_room_event(code: str, message: dict[str, Any]) -> None:
     """Send an event made by ``room_event`` from async code (after its transaction)."""
-    message["server_time"] = server_now_ms()
-    await get_channel_layer().group_send(room_group(code), {"type": ROOM_EVENT, "event": message})
+    await get_channel_layer().group_send(room_group(code), layer_message(ROOM_EVENT, message))
 
 
 def emit_to_player(player_id: int, event_type: str, data: dict[str, Any]) -> None:
@@ -69,7 +86,6 @@ def emit_to_player(player_id: int, event_type: str, data: dict[str, Any]) -> Non
 
 def _send_on_commit(group: str, handler: str, message: dict[str, Any]) -> None:
     def send() -> None:
-        message["server_time"] = server_now_ms()
-        async_to_sync(get_channel_layer().group_send)(group, {"type": handler, "event": message})
+        async_to_sync(get_channel_layer().group_send)(group, layer_message(handler, message))
 
     transaction.on_commit(send)

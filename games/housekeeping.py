@@ -1,4 +1,4 @@
-"""Deleting rooms nobody uses any more."""
+"""Deleting rooms nobody uses any more, and answers kept for retried requests."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from games.models import (
+    IdempotentResponse,
     Player,
     Room,
 )
@@ -27,4 +28,6 @@ def cleanup_idle_rooms() -> int:
     for room in idle:
         room.delete()
         count += 1
+    # Retries come within minutes; a day-old answer is never asked for again.
+    IdempotentResponse.objects.filter(created_at__lt=cutoff).delete()
     return count

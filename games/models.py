@@ -271,3 +271,23 @@ class Challenge(models.Model):
 
     def __str__(self) -> str:
         return f"{self.word} ({self.status})"
+
+
+class IdempotentResponse(models.Model):
+    """The answer to a POST sent with an ``Idempotency-Key`` header: a retry of the same
+    request (a lost response, a timeout) gets the same answer instead of a second room or a
+    "nickname taken". Kept for a day (``games.housekeeping``)."""
+
+    key = models.CharField(max_length=64)
+    path = models.CharField(max_length=200)
+    status = models.PositiveSmallIntegerField()
+    body = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["key", "path"], name="one_response_per_key_and_path")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.path} {self.key}"

@@ -9,9 +9,6 @@ from __future__ import annotations
 from collections import defaultdict
 from datetime import datetime
 
-from django.db.models import Count, Sum
-
-from games.lexicons import available_dictionaries
 from games.models import Challenge, Player, Room, Round, Submission
 from solver.board import parse_board
 from solver.judge import Verdict
@@ -71,16 +68,6 @@ def _grid(round_: Round) -> list[list[str]]:
     return parse_board(round_.board).grid()
 
 
-def live_counts(round_: Round) -> dict[str, int]:
-    """Accepted words so far per player id (as strings, JSON object keys); every entry
-    when the round hides verdicts, so that counts do not reveal them."""
-    submissions = Submission.objects.filter(round=round_)
-    if round_.instant_verdicts:
-        submissions = submissions.filter(verdict=Verdict.ACCEPTED)
-    rows = submissions.values("player_id").annotate(n=Count("id"))
-    return {str(row["player_id"]): row["n"] for row in rows}
-
-
 def submission_dict(submission: Submission, instant_verdicts: bool = True) -> dict:
     data = {"word": submission.word, "client_id": submission.client_id or None}
     if instant_verdicts:
@@ -92,27 +79,22 @@ def submission_dict(submission: Submission, instant_verdicts: bool = True) -> di
     return data
 
 
-def room_totals(room: Room) -> dict[int, int]:
-    """Running totals: each player's points over the room's ended rounds."""
-    rows = (
-        Submission.objects.filter(round__room=room, round__status=Round.Status.ENDED)
-        .values("player_id")
-        .annotate(total=Sum("points", default=0))
-    )
-    return {row["player_id"]: row["total"] or 0 for row in rows}
+def results_dict(
+    round_: Round,
+    submissions: list[Submission],
+    players: dict[int, Player],
+    totals: dict[int, int],
+    challenges: list[Challenge],
+) -> dict:
+    """Everything a finished round shows: each player's words, totals, the solution.
 
-
-def results_dict(round_: Round) -> dict:
-    """Everything a finished round shows: each player's words, totals, the solution."""
-    room = round_.room
-    submissions = list(
-        Submission.objects.filter(round=round_).select_related("player").order_by("id")
-    )
+    ``submissions``: the round's entries in order, their players loaded; ``players``: the
+    room's players by id; ``totals``: points over the room's ended rounds by player id;
+    ``challenges``: the round's challenges in order (see ``games.state.results``)."""
     solution_paths = {entry[0]: entry[2] for entry in round_.solution}
     found_by: dict[str, list[int]] = defaultdict(list)
     per_player: dict[int, dict] = {}
-    totals = room_totals(room)
-    players = {p.id: p for p in room.players.all()}
+    players = dict(players)
     for submission in submissions:
         players.setdefault(submission.player_id, submission.player)
     for player_id, player in players.items():
@@ -167,10 +149,7 @@ def results_dict(round_: Round) -> dict:
         ],
         "max_points": round_.max_points,
         "word_count": len(round_.solution),
-        "challenges": [
-            challenge_dict(challenge)
-            for challenge in round_.challenges.select_related("player", "round").order_by("id")
-        ],
+        "challenges": [challenge_dict(challenge) for challenge in challenges],
     }
 
 
@@ -188,32 +167,34 @@ def challenge_dict(challenge: Challenge) -> dict:
     }
 
 
-def room_state(room: Room, viewer: Player | None = None) -> dict:
-    """The full picture a client needs after connecting or missing an event."""
-    players = [p for p in room.players.filter(left_at__isnull=True) if not p.kicked]
-    totals = room_totals(room)
-    current = room.rounds.order_by("-number").first()
+def room_state(
+    room: Room,
+    viewer: Player | None,
+    players: list[Player],
+    totals: dict[int, int],
+    current: Round | None,
+    counts: dict[str, int],
+    my_words: list[Submission],
+    results: dict | None,
+    dictionaries: dict[str, str],
+) -> dict:
+    """The full picture a client needs after connecting or missing an event (the parts are
+    read by ``games.state.room_state``)."""
     state = {
         "code": room.code,
         "version": room.version,
         "settings": settings_dict(room),
-        "dictionaries": available_dictionaries(),
+        "dictionaries": dictionaries,
         "host_id": room.host_id,
         "players": [{**player_dict(p), "total_points": totals.get(p.id, 0)} for p in players],
         "round": None,
-        "counts": {},
+        "counts": counts,
         "my_words": [],
-        "results": None,
+        "results": results,
         "you": None if viewer is None else viewer.id,
     }
     if current is not None:
         state["round"] = round_dict(current)
-        if current.status == Round.Status.RUNNING:
-            state["counts"] = live_counts(current)
-        if current.status == Round.Status.ENDED:
-            state["results"] = results_dict(current)
-        if viewer is not None:
-            mine = Submission.objects.filter(round=current, player=viewer).order_by("id")
-            instant = current.instant_verdicts or current.status == Round.Status.ENDED
-            state["my_words"] = [submission_dict(s, instant) for s in mine]
+        instant = current.instant_verdicts or current.status == Round.Status.ENDED
+        state["my_words"] = [submission_dict(s, instant) for s in my_words]
     return state

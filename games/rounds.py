@@ -4,6 +4,7 @@ score, exactly once whichever process gets there first."""
 from __future__ import annotations
 
 import logging
+import time
 from datetime import timedelta
 
 from django.conf import settings
@@ -11,7 +12,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from dictionaries.exceptions import DictionaryError
-from games import events, presenters
+from games import events, live, presenters, state
 from games.checks import check_host, current_round
 from games.exceptions import (
     InvalidInput,
@@ -47,6 +48,11 @@ logger = logging.getLogger(__name__)
 COUNTDOWN_SECONDS = 3
 # A round still preparing after this long lost its worker; another process prepares it.
 PREPARE_TIMEOUT_SECONDS = 15
+# A round ends this long after its deadline: entries that reached a server in time (in any
+# process) are written by then, so they are scored. Keep it well under a second.
+END_GRACE_SECONDS = 0.25
+# At most this long does ending a round wait for this process's words being written.
+SETTLE_WAIT_SECONDS = 2.0
 
 
 @transaction.atomic
@@ -148,10 +154,9 @@ def _schedule_end(round_id: int, ends_at) -> None:
         return
     from games import tasks
 
-    tasks.end_round.apply_async((round_id,), eta=ends_at)
+    tasks.end_round.apply_async((round_id,), eta=ends_at + timedelta(seconds=END_GRACE_SECONDS))
 
 
-@transaction.atomic
 def do_end_round_now(host: Player) -> bool:
     """The host stops the clock (untimed rounds, or a physical game that is over)."""
     check_host(host)
@@ -162,7 +167,11 @@ def do_end_round_now(host: Player) -> bool:
 
 
 def do_end_round(round_id: int) -> bool:
-    """End and score a round exactly once; False if it had already ended (or never ran)."""
+    """End and score a round exactly once; False if it had already ended (or never ran).
+
+    Entries this process is still writing are waited for, and refused entries waiting in
+    its memory are written, so the results hold every entry that came in time."""
+    _settle_entries(round_id)
     with transaction.atomic():
         now = timezone.now()
         # The conditional update is the gate: of several processes ending the same round at
@@ -174,11 +183,20 @@ def do_end_round(round_id: int) -> bool:
             return False
         round_ = Round.objects.select_related("room").get(pk=round_id)
         score_words(round_)
-        events.emit_to_room(
-            round_.room, "round.ended", {"results": presenters.results_dict(round_)}
-        )
+        events.emit_to_room(round_.room, "round.ended", {"results": state.results(round_)})
+    live.mark_round_stale(round_id)
     logger.info("round %s ended", round_)
     return True
+
+
+def _settle_entries(round_id: int) -> None:
+    live_round = live.for_round(round_id)
+    if live_round is not None:
+        waited = 0.0
+        while live_round.writing > 0 and waited < SETTLE_WAIT_SECONDS:
+            time.sleep(0.005)
+            waited += 0.005
+    live.flush_refused(round_id=round_id)
 
 
 def score_words(round_: Round) -> None:
@@ -199,9 +217,11 @@ def score_words(round_: Round) -> None:
 
 
 def end_overdue_rounds() -> int:
-    """End every running round past its deadline; returns how many this call ended."""
+    """End every running round past its deadline (and the grace for entries that arrived in
+    time to be written); returns how many this call ended."""
+    cutoff = timezone.now() - timedelta(seconds=END_GRACE_SECONDS)
     overdue = Round.objects.filter(
-        status=Round.Status.RUNNING, ends_at__isnull=False, ends_at__lte=timezone.now()
+        status=Round.Status.RUNNING, ends_at__isnull=False, ends_at__lte=cutoff
     ).values_list("id", flat=True)
     return sum(do_end_round(round_id) for round_id in list(overdue))
 

@@ -9,7 +9,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.cache import never_cache
 
-from games import checks, presenters
+from games import checks, state
 from games.api import join_url, viewer
 from games.exceptions import RoomNotFound
 from games.models import NICKNAME_MAX_LENGTH
@@ -28,13 +28,13 @@ def room_page(request: HttpRequest, code: str) -> HttpResponse:
         room = checks.check_room(code)
     except RoomNotFound:
         return render(request, "games/room_missing.html", {"code": code}, status=404)
-    state = presenters.room_state(room, viewer(request, room))
+    room_state = state.room_state(room, viewer(request, room))
     return render(
         request,
         "games/room.html",
         {
             "room": room,
-            "state": state,
+            "state": room_state,
             "join_url": join_url(request, room),
             "nickname_max_length": NICKNAME_MAX_LENGTH,
         },

@@ -1,35 +1,35 @@
-"""The word path: judge a player's entry for the running round and store it."""
+"""The word path: judge a player's entry for the running round and store it.
+
+What counts is when the entry reached the server (``received_at``), not when the server got
+round to it: an entry that arrived before the deadline is judged as in time.
+
+Cost: judging reads nothing from the database (``games.live`` holds the round); an accepted
+word is one INSERT, conditional on the round still running, so a word is never answered
+``accepted`` for a round that ended under it; a refused word waits in memory and is written
+with others in one statement. With hidden verdicts every entry is written at once, since
+the live counts count every entry.
+"""
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import IntegrityError, transaction
+from channels.db import database_sync_to_async
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
-from games import events, presenters
-from games.checks import current_round
-from games.exceptions import (
-    InvalidInput,
-    WrongRoundState,
-)
-from games.lexicons import (
-    house_words,
-    lexicon_for_round,
-)
-from games.models import (
-    Player,
-    Round,
-    Submission,
-)
-from solver.board import parse_board
-from solver.judge import (
-    MAX_ENTRY_LENGTH,
-    Judgement,
-    Verdict,
-    judge_entry,
-)
+from games import live as live_rounds
+from games import live_counts
+from games.exceptions import InvalidInput, WrongRoundState
+from games.live import LiveRound
+from games.models import Player, Round, Submission
+from solver.judge import MAX_ENTRY_LENGTH, Judgement, Verdict, judge_entry
+
+# Longest client_id kept for deduplicating resends.
+MAX_CLIENT_ID_LENGTH = 64
+ROUND_OVER = "round_over"
 
 
 @dataclass(frozen=True)
@@ -57,69 +57,158 @@ class SubmitResult:
         return Verdict(self.verdict).message
 
 
-ROUND_OVER = "round_over"
-
-
-def do_submit_word(player: Player, entry: Any, client_id: Any = "") -> SubmitResult:
-    """Judge an entry for the running round and store it. A resend with a client_id the
-    server already has returns the stored verdict instead of judging twice."""
+def check_entry(entry: Any, client_id: Any) -> tuple[str, str]:
+    """The entry and client_id as text, or InvalidInput saying what is wrong."""
     if not isinstance(entry, str):
         raise InvalidInput("a word is text")
     if client_id is None:
         client_id = ""
-    if not isinstance(client_id, str) or len(client_id) > 64:
-        raise InvalidInput("client_id is text of at most 64 characters")
+    if not isinstance(client_id, str) or len(client_id) > MAX_CLIENT_ID_LENGTH:
+        raise InvalidInput(f"client_id is text of at most {MAX_CLIENT_ID_LENGTH} characters")
     if len(entry) > MAX_ENTRY_LENGTH:
         raise InvalidInput(f"a word has at most {MAX_ENTRY_LENGTH} letters")
     # Refused, not judged "not a word": they would be stored, and PostgreSQL refuses NUL.
     if any(not ch.isprintable() for ch in entry.strip()):
         raise InvalidInput("a word cannot contain control characters")
-    round_ = current_round(player.room_id)
-    if round_ is None or round_.status == Round.Status.PREPARING:
-        raise WrongRoundState("no round is running; wait for the host to start one")
-    if client_id:
-        stored = Submission.objects.filter(round=round_, player=player, client_id=client_id).first()
-        if stored is not None:
-            return SubmitResult(
-                stored.word, stored.verdict, client_id, round_.instant_verdicts, True
-            )
-    now = timezone.now()
-    if round_.status == Round.Status.ENDED or (round_.ends_at and now >= round_.ends_at):
-        return SubmitResult(entry.strip().lower()[:MAX_ENTRY_LENGTH], ROUND_OVER, client_id)
-    if round_.starts_at and now < round_.starts_at:
+    return entry, client_id
+
+
+def running_round(room_id: int) -> LiveRound | SubmitResult:
+    """The room's running round (memory, else rebuilt), a ``round_over`` answer when its
+    latest round has ended, or WrongRoundState when none has started. Worker thread."""
+    found = live_rounds.load(room_id)
+    if isinstance(found, LiveRound):
+        return found
+    if found is not None and found.status == Round.Status.ENDED:
+        return SubmitResult("", ROUND_OVER, "")
+    if found is not None and found.status == Round.Status.RUNNING:
         raise WrongRoundState("the round starts in a moment; wait for the countdown")
-    judgement = _judge(round_, player, entry)
-    try:
-        with transaction.atomic():
-            Submission.objects.create(
-                round=round_,
-                player=player,
-                word=judgement.word[:80],
-                verdict=judgement.verdict,
-                client_id=client_id,
-            )
-            # With hidden verdicts every entry counts, or the counts would give them away.
-            if judgement.accepted or not round_.instant_verdicts:
-                counts = presenters.live_counts(round_)
-                events.emit_to_room(round_.room, "round.counts", {"counts": counts})
-    except IntegrityError:  # the same word raced in from a second tab
-        return SubmitResult(
-            judgement.word, Verdict.ALREADY_ENTERED, client_id, round_.instant_verdicts
-        )
-    return SubmitResult(judgement.word, judgement.verdict, client_id, round_.instant_verdicts)
+    raise WrongRoundState("no round is running; wait for the host to start one")
 
 
-def _judge(round_: Round, player: Player, entry: str) -> Judgement:
-    already = set(
-        Submission.objects.filter(
-            round=round_, player=player, verdict=Verdict.ACCEPTED
-        ).values_list("word", flat=True)
-    )
-    return judge_entry(
+def judge(
+    live: LiveRound, player_id: int, entry: str, client_id: str, received_at: float
+) -> SubmitResult | Judgement:
+    """The answer when it needs no write (a resend, too late, refused), else the judgement
+    of a word to store. Pure: no database, safe on the event loop."""
+    instant = live.instant_verdicts
+    if client_id:
+        answered = live.answered.get((player_id, client_id))
+        if answered is not None:
+            return SubmitResult(answered[0], answered[1], client_id, instant, True)
+    if not live.in_time(received_at):
+        return SubmitResult(entry.strip().lower()[:MAX_ENTRY_LENGTH], ROUND_OVER, client_id)
+    if not live.started(received_at):
+        raise WrongRoundState("the round starts in a moment; wait for the countdown")
+    judgement = judge_entry(
         entry,
-        parse_board(round_.board),
-        lexicon_for_round(round_),
-        round_.min_length,
-        already=already,
-        extra_words=house_words(round_.room_id, round_.dictionary),
+        live.board,
+        live.lexicon,
+        live.min_length,
+        already=live.accepted.get(player_id, frozenset()),
+        extra_words=live.house_words,
     )
+    if judgement.accepted or not instant:
+        return judgement  # to be written now
+    live_rounds.record(live, player_id, client_id, judgement.word, judgement.verdict)
+    return SubmitResult(judgement.word, judgement.verdict, client_id, instant)
+
+
+def store(live: LiveRound, player_id: int, judgement: Judgement, client_id: str) -> SubmitResult:
+    """Write a judged entry in one statement, if the round is still running. Worker thread."""
+    instant = live.instant_verdicts
+    try:
+        with transaction.atomic():  # a savepoint when called inside a transaction
+            written = _insert_if_running(live.id, player_id, judgement, client_id)
+    except IntegrityError:
+        return _conflict(live, player_id, judgement, client_id)
+    if not written:  # ended under us (the host, another process): reload next time
+        live_rounds.mark_stale(live.room_id)
+        return SubmitResult(judgement.word, ROUND_OVER, client_id)
+    live_rounds.record_written(live, player_id, client_id, judgement.word, judgement.verdict)
+    live_counts.changed(live.room_id, live.id)
+    return SubmitResult(judgement.word, judgement.verdict, client_id, instant)
+
+
+def _insert_if_running(round_id: int, player_id: int, judgement: Judgement, client_id: str) -> bool:
+    """INSERT the entry unless the round has ended; True when written. On PostgreSQL the
+    round row is share-locked, so ending the round waits for this insert (and scores it),
+    or this insert waits for the end and writes nothing: never accepted and unscored."""
+    lock = " FOR SHARE" if connection.vendor == "postgresql" else ""
+    submission, round_ = Submission._meta.db_table, Round._meta.db_table
+    sql = (
+        f"INSERT INTO {submission} "
+        "(round_id, player_id, word, verdict, client_id, created_at, points, cancelled) "
+        "SELECT %s, %s, %s, %s, %s, %s, NULL, %s "
+        f"WHERE EXISTS (SELECT 1 FROM {round_} WHERE id = %s AND status = %s{lock})"
+    )
+    now = connection.ops.adapt_datetimefield_value(timezone.now())
+    params = [round_id, player_id, judgement.word[:80], judgement.verdict, client_id, now]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*params, False, round_id, Round.Status.RUNNING])
+        return cursor.rowcount == 1
+
+
+def _conflict(
+    live: LiveRound, player_id: int, judgement: Judgement, client_id: str
+) -> SubmitResult:
+    """A unique constraint said no: this client_id was answered (by another process), or
+    the player has this word already (a second tab)."""
+    instant = live.instant_verdicts
+    if client_id:
+        stored = (
+            Submission.objects.filter(round_id=live.id, player_id=player_id, client_id=client_id)
+            .values_list("word", "verdict")
+            .first()
+        )
+        if stored is not None:
+            return SubmitResult(stored[0], stored[1], client_id, instant, True)
+    live_rounds.record_written(live, player_id, "", judgement.word, Verdict.ACCEPTED)
+    verdict = Verdict.ALREADY_ENTERED
+    live_rounds.record(live, player_id, client_id, judgement.word, verdict)
+    return SubmitResult(judgement.word, verdict, client_id, instant)
+
+
+def resend_answer(found: LiveRound | SubmitResult, entry: str, client_id: str) -> SubmitResult:
+    """``round_over`` for an entry to a round that has ended, keeping the entry's text."""
+    assert isinstance(found, SubmitResult)
+    return SubmitResult(entry.strip().lower()[:MAX_ENTRY_LENGTH], found.verdict, client_id)
+
+
+async def submit(
+    room_id: int, player_id: int, entry: Any, client_id: Any, received_at: float
+) -> SubmitResult:
+    """The whole path from a socket: no thread hop unless the round must be loaded or the
+    word written (database work runs on a pool of threads, not one per process)."""
+    entry, client_id = check_entry(entry, client_id)
+    live = live_rounds.cached(room_id)
+    if live is None:
+        found = await database_sync_to_async(running_round, thread_sensitive=False)(room_id)
+        if not isinstance(found, LiveRound):
+            return resend_answer(found, entry, client_id)
+        live = found
+    outcome = judge(live, player_id, entry, client_id, received_at)
+    if isinstance(outcome, SubmitResult):
+        return outcome
+    live.writing += 1
+    try:
+        return await database_sync_to_async(store, thread_sensitive=False)(
+            live, player_id, outcome, client_id
+        )
+    finally:
+        live.writing -= 1
+
+
+def do_submit_word(
+    player: Player, entry: Any, client_id: Any = "", received_at: float | None = None
+) -> SubmitResult:
+    """The same path for synchronous callers (tests, scripts): judge and store an entry."""
+    entry, client_id = check_entry(entry, client_id)
+    found = running_round(player.room_id)
+    if not isinstance(found, LiveRound):
+        return resend_answer(found, entry, client_id)
+    arrived = time.time() if received_at is None else received_at
+    outcome = judge(found, player.id, entry, client_id, arrived)
+    if isinstance(outcome, SubmitResult):
+        return outcome
+    return store(found, player.id, outcome, client_id)

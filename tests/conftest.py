@@ -75,3 +75,16 @@ def redis_url(services: dict[str, bool]) -> str:
     if not services["redis"]:
         pytest.skip(f"Redis not reachable at {urlsplit(REDIS_URL).netloc}")
     return REDIS_URL
+
+
+@pytest.fixture(autouse=True)
+def _fresh_process_state():
+    """Each test starts as a fresh web process would: no running rounds held in memory
+    (``games.live``) and no counts waiting (database ids repeat across tests)."""
+    from games import live, live_counts
+
+    live.clear()
+    live_counts.clear()
+    yield
+    live.clear()
+    live_counts.clear()

@@ -412,3 +412,58 @@ def test_every_listed_dictionary_is_a_valid_room_setting():
     names = [d["name"] for d in Client().get("/api/dictionaries").json()["dictionaries"]]
     for name in names:
         assert create_ok(settings={"dictionary": name})["room"]["settings"]["dictionary"] == name
+
+
+# ---------------------------------------------------------------- retried requests
+
+
+@pytest.mark.django_db
+def test_a_retried_create_with_the_same_idempotency_key_gets_the_same_room():
+    client = Client()
+    headers = {"HTTP_IDEMPOTENCY_KEY": "create-7f3a"}
+    first = client.post(
+        "/api/rooms", {"nickname": "Ann"}, content_type="application/json", **headers
+    )
+    again = Client().post(
+        "/api/rooms", {"nickname": "Ann"}, content_type="application/json", **headers
+    )
+    assert first.status_code == again.status_code == 201
+    assert again.json() == first.json()
+    assert Room.objects.count() == 1
+
+
+@pytest.mark.django_db
+def test_a_retried_join_gets_the_same_player_not_nickname_taken():
+    code = (
+        Client()
+        .post("/api/rooms", {"nickname": "Ann"}, content_type="application/json")
+        .json()["room"]["code"]
+    )
+    headers = {"HTTP_IDEMPOTENCY_KEY": "join-bob-1"}
+    path = f"/api/rooms/{code}/join"
+    first = Client().post(path, {"nickname": "Bob"}, content_type="application/json", **headers)
+    again = Client().post(path, {"nickname": "Bob"}, content_type="application/json", **headers)
+    assert first.status_code == again.status_code == 201
+    assert again.json()["player"]["token"] == first.json()["player"]["token"]
+    # Without the key, the same request is a second join: the nickname is taken.
+    other = Client().post(path, {"nickname": "Bob"}, content_type="application/json")
+    assert other.status_code == 409
+
+
+@pytest.mark.django_db
+def test_a_refused_request_is_not_remembered_for_its_key():
+    """A 4xx answer is not kept: the corrected retry with the same key goes through."""
+    headers = {"HTTP_IDEMPOTENCY_KEY": "create-fix"}
+    bad = Client().post("/api/rooms", {"nickname": ""}, content_type="application/json", **headers)
+    assert bad.status_code == 400
+    good = Client().post(
+        "/api/rooms", {"nickname": "Ann"}, content_type="application/json", **headers
+    )
+    assert good.status_code == 201
+    too_long = Client().post(
+        "/api/rooms",
+        {"nickname": "Ann"},
+        content_type="application/json",
+        HTTP_IDEMPOTENCY_KEY="k" * 65,
+    )
+    assert too_long.status_code == 400

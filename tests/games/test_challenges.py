@@ -19,7 +19,7 @@ from django.test import Client
 
 from dictionaries import services
 from dictionaries.models import Dictionary
-from games import challenges, lexicons, presenters, rooms, rounds, words
+from games import challenges, lexicons, rooms, rounds, state, words
 from games.exceptions import InvalidInput, NotHost, RoundNotFound, WrongRoundState
 from games.lexicons import lexicon_for_round
 from games.models import Challenge, Player, Round, Submission
@@ -311,7 +311,7 @@ def test_a_finished_round_is_unchanged_after_its_dictionary_is_recompiled(dictio
     old_version = tiny.current_version
     ann, bob = make_room(dictionary="tiny")
     first = play(ann, {ann: ["cats", GODE], bob: ["went", "diet"]})
-    before = presenters.results_dict(first)
+    before = state.results(first)
     assert words_of(by_nickname(before)["Ann"]) == {"cats": (1, False)}
 
     rooms.do_set_next_board(ann, BOARD)
@@ -325,7 +325,7 @@ def test_a_finished_round_is_unchanged_after_its_dictionary_is_recompiled(dictio
 
     first.refresh_from_db()
     assert first.dictionary_version == old_version
-    assert presenters.results_dict(first) == before
+    assert state.results(first) == before
     assert "cats" in lexicon_for_round(first)
     assert words.do_submit_word(ann, "went").verdict == "accepted"  # round 2, old version
     assert rounds.do_end_round(second.id)
@@ -333,7 +333,7 @@ def test_a_finished_round_is_unchanged_after_its_dictionary_is_recompiled(dictio
     # A challenge in round 1 rescores it with round 1's words: "cats" still counts.
     challenges.do_rule_challenge(ann, challenges.do_challenge(ann, GODE, 1).id, True)
     first.refresh_from_db()
-    rescored = by_nickname(presenters.results_dict(first))
+    rescored = by_nickname(state.results(first))
     assert words_of(rescored["Ann"]) == {"cats": (1, False), GODE: (1, False)}
     assert words_of(rescored["Bob"]) == {"went": (1, False), "diet": (1, False)}
 
@@ -353,7 +353,7 @@ def test_a_round_in_french_folds_accents(dictionary_dir: Path):
     round_ = play(ann, {ann: ["été", "Tex"], bob: ["ete"]}, board=FRENCH_BOARD)
     assert round_.dictionary == "french"
     assert round_.dictionary_version == Dictionary.objects.get(name="french").current_version
-    results = presenters.results_dict(round_)
+    results = state.results(round_)
     players = by_nickname(results)
     assert words_of(players["Ann"]) == {"ete": (0, True), "tex": (1, False)}
     assert words_of(players["Bob"]) == {"ete": (0, True)}
@@ -401,7 +401,7 @@ def test_results_list_the_rounds_challenges():
     first = challenges.do_challenge(bob, WEGO, 1)
     challenges.do_challenge(ann, GODE, 1)
     challenges.do_rule_challenge(ann, first.id, False)
-    listed = presenters.results_dict(round_)["challenges"]
+    listed = state.results(round_)["challenges"]
     assert [(c["word"], c["status"], c["nickname"]) for c in listed] == [
         (WEGO, "declined", "Bob"),
         (GODE, "pending", "Ann"),

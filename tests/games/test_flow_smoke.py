@@ -8,7 +8,7 @@ from channels.testing import WebsocketCommunicator
 from django.test import Client
 
 from boggle_site.asgi import application
-from games import deadlines
+from games import background
 from games.models import Round
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -74,4 +74,4 @@ async def test_two_players_play_a_round():
     assert players["Ann"]["words"][0]["cancelled"] is True
     await ann.disconnect()
     await bob.disconnect()
-    await deadlines.stop_watcher()
+    await background.stop()

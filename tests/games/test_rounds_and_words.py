@@ -8,7 +8,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from games import events, housekeeping, presenters, rooms, rounds, tasks, words
+from games import events, housekeeping, live_counts, rooms, rounds, state, tasks, words
 from games.exceptions import InvalidInput, NotHost, WrongRoundState
 from games.models import Player, Room, Round, Submission
 from tests.games.ws_helpers import BOARD
@@ -214,15 +214,20 @@ def test_a_trailing_newline_is_not_a_control_character():
 
 
 def test_accepted_words_emit_counts_but_not_words(sent):
-    """An accepted word sends round.counts (per player id), never the word itself."""
+    """Accepted words send round.counts (per player id), never the words themselves, and
+    coalesced: one frame per publishing pass, with the latest counts."""
     ann, bob = make_room()
     running_round(ann)
     sent.clear()
     words.do_submit_word(bob, "quiet")
     words.do_submit_word(bob, "xyzzy")
+    words.do_submit_word(ann, "quiet")
+    assert sent == []  # nothing per word
+    assert live_counts.publish_changed() == 1
     assert kinds(sent) == ["round.counts"]
-    assert sent[0]["counts"] == {str(bob.id): 1}
+    assert sent[0]["counts"] == {str(bob.id): 1, str(ann.id): 1}
     assert "quiet" not in repr(sent)
+    assert live_counts.publish_changed() == 0  # nothing changed since
 
 
 def test_with_hidden_verdicts_counts_do_not_give_verdicts_away(sent):
@@ -232,11 +237,13 @@ def test_with_hidden_verdicts_counts_do_not_give_verdicts_away(sent):
     round_ = running_round(ann)
     sent.clear()
     words.do_submit_word(bob, "quiet")
+    live_counts.publish_changed()
     words.do_submit_word(bob, "xyzzy")
+    live_counts.publish_changed()
     assert kinds(sent) == ["round.counts", "round.counts"]
     assert sent[0]["counts"] == {str(bob.id): 1}
     assert sent[1]["counts"] == {str(bob.id): 2}
-    assert presenters.live_counts(round_) == {str(bob.id): 2}
+    assert state.live_counts_of(round_) == {str(bob.id): 2}
 
 
 # ---------------------------------------------------------------- ending
@@ -385,7 +392,7 @@ def test_a_word_entered_twice_is_not_listed_as_rejected():
     words.do_submit_word(ann, "xyzzy")
     rounds.do_end_round(round_.id)
     round_.refresh_from_db()
-    results = presenters.results_dict(round_)
+    results = state.results(round_)
     ann_results = results["players"][0]
     assert [w["word"] for w in ann_results["words"]] == ["cats"]
     assert [r["word"] for r in ann_results["rejected"]] == ["xyzzy"]

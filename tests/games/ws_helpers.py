@@ -19,7 +19,7 @@ from django.test import Client
 from django.utils import timezone
 
 from boggle_site.asgi import application
-from games import consumers, deadlines
+from games import background, consumers
 from games.models import Round
 
 # A 4x4 board with one Qu die:
@@ -180,7 +180,7 @@ async def tear_down() -> None:
         comm = _open_sockets.pop()
         with contextlib.suppress(Exception):
             await comm.disconnect(timeout=2)
-    await deadlines.stop_watcher()
+    await background.stop()
     consumers._buckets.clear()
 
 

@@ -20,11 +20,11 @@ def test_defaults_are_self_contained_development() -> None:
     """No variables: SQLite in var/, in-memory layer, eager Celery, DEBUG on."""
     assert env.debug_enabled({}) is True
     assert env.secret_key({}) == env.DEV_SECRET_KEY
-    assert env.database_config({}, BASE) == {
-        "ENGINE": "django.db.backends.sqlite3",
-        "NAME": BASE / "var" / "db.sqlite3",
-        "OPTIONS": env.SQLITE_OPTIONS,
-    }
+    database = env.database_config({}, BASE)
+    assert database["ENGINE"] == "django.db.backends.sqlite3"
+    assert database["NAME"] == BASE / "var" / "db.sqlite3"
+    assert database["OPTIONS"] == env.SQLITE_OPTIONS
+    assert database["TEST"]["NAME"].endswith(".sqlite3")  # a file, as the site uses
     assert env.channel_layers({})["default"]["BACKEND"] == "channels.layers.InMemoryChannelLayer"
     celery = env.celery_config({})
     assert celery["task_always_eager"] is True
@@ -62,7 +62,9 @@ def test_redis_url_selects_redis_layer_and_celery_broker() -> None:
     assert layer["CONFIG"] == {
         "hosts": [
             {"address": "redis://cache.example:6379/0", "socket_timeout": env.REDIS_SOCKET_TIMEOUT}
-        ]
+        ],
+        "capacity": env.CHANNEL_CAPACITY,
+        "expiry": env.CHANNEL_EXPIRY_SECONDS,
     }
     # An idle websocket's blocking read must not time out before Redis answers it.
     assert RedisChannelLayer.brpop_timeout < env.REDIS_SOCKET_TIMEOUT

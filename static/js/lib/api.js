@@ -9,18 +9,44 @@ export class ApiError extends Error {
   }
 }
 
-async function request(method, url, body) {
-  let response;
-  try {
-    response = await fetch(url, {
-      method,
-      credentials: "same-origin",
-      headers: { Accept: "application/json", "Content-Type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-  } catch {
-    throw new ApiError("network", "Could not reach the server. Check your connection and try again.");
+// A POST whose answer was lost is sent again this many times, with the same
+// Idempotency-Key, so it is done once (docs/api.md, "Retrying a request").
+const POST_RETRIES = 2;
+const RETRY_DELAY_MS = 700;
+
+function idempotencyKey() {
+  const bytes = new Uint8Array(12);
+  window.crypto.getRandomValues(bytes);
+  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+async function send(method, url, body, headers) {
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      const response = await fetch(url, {
+        method,
+        credentials: "same-origin",
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      // A proxy's 502/503/504: the request may or may not have been done; the key decides.
+      if (method === "POST" && attempt < POST_RETRIES && [502, 503, 504].includes(response.status)) {
+        throw new TypeError("gateway");
+      }
+      return response;
+    } catch {
+      if (method !== "POST" || attempt >= POST_RETRIES) {
+        throw new ApiError("network", "Could not reach the server. Check your connection and try again.");
+      }
+      await new Promise((resolve) => window.setTimeout(resolve, RETRY_DELAY_MS * (attempt + 1)));
+    }
   }
+}
+
+async function request(method, url, body) {
+  const headers = { Accept: "application/json", "Content-Type": "application/json" };
+  if (method === "POST") headers["Idempotency-Key"] = idempotencyKey();
+  const response = await send(method, url, body, headers);
   let data = null;
   try {
     data = await response.json();

@@ -1,0 +1,60 @@
+"""The work each web (ASGI) process does on its own clock, in its event loop.
+
+- The deadline watcher (``games.deadlines``) ends rounds on time.
+- The flusher, every ``live_counts.PUBLISH_SECONDS``: writes the refused entries waiting in
+  memory (``games.live``), sends the live counts of rooms whose counts changed
+  (``games.live_counts``), and lets go of rounds idle for long.
+
+Both start with the first request or websocket the process serves.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+
+from channels.db import database_sync_to_async
+
+from games import deadlines, live, live_counts
+
+logger = logging.getLogger(__name__)
+
+_flushers: dict[asyncio.AbstractEventLoop, asyncio.Task] = {}
+
+
+def ensure_started() -> None:
+    """Start this loop's deadline watcher and flusher unless they run already."""
+    deadlines.ensure_watcher()
+    loop = asyncio.get_running_loop()
+    task = _flushers.get(loop)
+    if task is None or task.done():
+        _flushers[loop] = loop.create_task(_flush_forever(), name="live-round-flusher")
+
+
+async def stop() -> None:
+    """Stop this loop's background work (tests)."""
+    await deadlines.stop_watcher()
+    task = _flushers.pop(asyncio.get_running_loop(), None)
+    if task is not None:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+
+def flush_once() -> None:
+    """One pass of the flusher (worker thread)."""
+    live.flush_refused()
+    live_counts.publish_changed()
+    live.drop_idle()
+
+
+async def _flush_forever() -> None:
+    while True:
+        await asyncio.sleep(live_counts.PUBLISH_SECONDS)
+        try:
+            await database_sync_to_async(flush_once, thread_sensitive=False)()
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # a database hiccup must not stop the counts for good
+            logger.exception("live round flusher: pass failed; retrying")

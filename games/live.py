@@ -1,0 +1,236 @@
+"""What a running round needs to judge words, held in this process.
+
+Judging a word must not read the database: with a crowd, every read per word queues behind
+every other. So each web process keeps, per running round it serves, the parsed board (with
+its neighbour table), the deadline, the lexicon, the room's house words and each player's
+accepted words and answered ``client_id``s. The database stays the truth: a missing entry
+(a restart, a round started by another process) is rebuilt from it with a few reads, and
+the unique constraints on ``Submission`` settle any race between processes (two tabs of one
+player on two processes get one ``accepted`` and one ``already_entered``).
+
+Entries the referee refuses are not written one by one: they wait here and are written in
+one statement per flush (``flush_refused``), at least every ``REFUSED_FLUSH_SECONDS``,
+before the round is scored, and before a player's state is read.
+
+Threads: the event loop judges and records; worker threads load, flush and end rounds. A
+lock guards the maps; a ``LiveRound``'s sets are changed under it too.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+
+from django.db import transaction
+
+from games.lexicons import house_words, lexicon_for_round
+from games.models import Round, Submission
+from solver.board import Board, parse_board
+from solver.judge import Verdict
+from solver.lexicon import Lexicon
+
+# Refused entries wait at most this long (seconds) before they are written.
+REFUSED_FLUSH_SECONDS = 0.5
+# A running round nobody submitted to for this long is dropped from memory (seconds).
+IDLE_SECONDS = 15 * 60
+
+
+@dataclass(frozen=True)
+class PendingEntry:
+    """A refused entry not yet written."""
+
+    player_id: int
+    word: str
+    verdict: str
+    client_id: str
+
+
+@dataclass
+class LiveRound:
+    """A running round as the referee needs it. Times are seconds since the epoch."""
+
+    id: int
+    room_id: int
+    number: int
+    starts_at: float
+    ends_at: float | None
+    board: Board
+    lexicon: Lexicon
+    min_length: int
+    instant_verdicts: bool
+    house_words: frozenset[str]
+    # Player id -> words accepted for them (this round).
+    accepted: dict[int, set[str]] = field(default_factory=dict)
+    # (player id, client_id) -> (word, verdict) of every answered entry with an id.
+    answered: dict[tuple[int, str], tuple[str, str]] = field(default_factory=dict)
+    pending: list[PendingEntry] = field(default_factory=list)
+    # Accepted words being written now: the round is not ended under them (see rounds).
+    writing: int = 0
+    # Set when the round ended or a new one started: the next entry reloads the room.
+    stale: bool = False
+    used_at: float = field(default_factory=time.monotonic)
+
+    def in_time(self, received_at: float) -> bool:
+        """Whether an entry that reached the server at ``received_at`` counts."""
+        return self.ends_at is None or received_at < self.ends_at
+
+    def started(self, received_at: float) -> bool:
+        return received_at >= self.starts_at
+
+
+_rounds_by_room: dict[int, LiveRound] = {}
+_lock = threading.RLock()
+
+
+def cached(room_id: int) -> LiveRound | None:
+    """The room's running round if this process holds it (no database access)."""
+    with _lock:
+        live = _rounds_by_room.get(room_id)
+        if live is None or live.stale:
+            return None
+        live.used_at = time.monotonic()
+        return live
+
+
+def for_round(round_id: int) -> LiveRound | None:
+    """This process's copy of a round, stale or not (no database access)."""
+    with _lock:
+        return next((live for live in _rounds_by_room.values() if live.id == round_id), None)
+
+
+def mark_round_stale(round_id: int) -> None:
+    """The round ended in this process: the next entry reloads its room."""
+    with _lock:
+        for live in _rounds_by_room.values():
+            if live.id == round_id:
+                live.stale = True
+
+
+def mark_stale(room_id: int) -> None:
+    """A round of the room ended or started elsewhere (an event said so): reload on the next
+    entry. No database access, so the event loop may call it."""
+    with _lock:
+        live = _rounds_by_room.get(room_id)
+        if live is not None:
+            live.stale = True
+
+
+def load(room_id: int) -> Round | LiveRound | None:
+    """The room's running round, from memory or rebuilt from the database. When the room's
+    latest round is not running (preparing, ended, none), returns that ``Round`` row (or
+    None) for the caller to answer with. Call from a worker thread (database reads)."""
+    live = cached(room_id)
+    if live is not None:
+        return live
+    flush_refused(room_id=room_id)  # a stale copy's entries first
+    round_ = (
+        Round.objects.filter(room_id=room_id)
+        .select_related("dictionary_version")
+        .order_by("-number")
+        .first()
+    )
+    if round_ is None or round_.status != Round.Status.RUNNING or round_.starts_at is None:
+        return round_
+    live = LiveRound(
+        id=round_.id,
+        room_id=room_id,
+        number=round_.number,
+        starts_at=round_.starts_at.timestamp(),
+        ends_at=round_.ends_at.timestamp() if round_.ends_at else None,
+        board=parse_board(round_.board),
+        lexicon=lexicon_for_round(round_),
+        min_length=round_.min_length,
+        instant_verdicts=round_.instant_verdicts,
+        house_words=house_words(room_id, round_.dictionary),
+    )
+    live.board.neighbours()  # computed (and cached by the solver) once, not per word
+    stored = Submission.objects.filter(round_id=round_.id).values_list(
+        "player_id", "word", "verdict", "client_id"
+    )
+    for player_id, word, verdict, client_id in stored:
+        if verdict == Verdict.ACCEPTED:
+            live.accepted.setdefault(player_id, set()).add(word)
+        if client_id:
+            live.answered[(player_id, client_id)] = (word, verdict)
+    with _lock:
+        # Another thread may have built it meanwhile: keep that one, it may hold entries.
+        current = _rounds_by_room.get(room_id)
+        if current is not None and not current.stale:
+            return current
+        _rounds_by_room[room_id] = live
+        return live
+
+
+def record(live: LiveRound, player_id: int, client_id: str, word: str, verdict: str) -> None:
+    """Remember a refused entry that is not written yet; it waits for ``flush_refused``."""
+    with _lock:
+        if client_id:
+            live.answered[(player_id, client_id)] = (word, verdict)
+        live.pending.append(PendingEntry(player_id, word, verdict, client_id))
+
+
+def record_written(
+    live: LiveRound, player_id: int, client_id: str, word: str, verdict: str
+) -> None:
+    """Remember an entry the database has (an accepted word, or any entry when verdicts are
+    hidden)."""
+    with _lock:
+        if verdict == Verdict.ACCEPTED:
+            live.accepted.setdefault(player_id, set()).add(word)
+        if client_id:
+            live.answered[(player_id, client_id)] = (word, verdict)
+
+
+def flush_refused(round_id: int | None = None, room_id: int | None = None) -> int:
+    """Write the refused entries waiting in this process (of one round or room, or all),
+    one statement per round, and drop stale rounds once written; returns how many entries.
+    Call from a worker thread."""
+    with _lock:
+        targets = [
+            (room, live)
+            for room, live in _rounds_by_room.items()
+            if (round_id is None or live.id == round_id) and (room_id is None or room == room_id)
+        ]
+    written = sum(_write_pending(live) for _, live in targets)
+    with _lock:
+        for room, live in targets:
+            if live.stale and not live.pending and _rounds_by_room.get(room) is live:
+                del _rounds_by_room[room]
+    return written
+
+
+def drop_idle() -> None:
+    """Let go of rounds nobody submitted to for a long time (untimed rounds left open)."""
+    cutoff = time.monotonic() - IDLE_SECONDS
+    with _lock:
+        for live in _rounds_by_room.values():
+            if live.used_at < cutoff:
+                live.stale = True
+
+
+def _write_pending(live: LiveRound) -> int:
+    with _lock:
+        entries, live.pending = live.pending, []
+    if not entries:
+        return 0
+    rows = [
+        Submission(
+            round_id=live.id,
+            player_id=entry.player_id,
+            word=entry.word[:80],
+            verdict=entry.verdict,
+            client_id=entry.client_id,
+        )
+        for entry in entries
+    ]
+    with transaction.atomic():
+        # A resend answered by two processes is written once (unique client_id).
+        Submission.objects.bulk_create(rows, ignore_conflicts=True)
+    return len(rows)
+
+
+def clear() -> None:
+    """Forget everything, writing nothing (tests: a fresh process)."""
+    with _lock:
+        _rounds_by_room.clear()

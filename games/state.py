@@ -1,0 +1,71 @@
+"""What clients are shown, read from the database and handed to ``games.presenters``
+(which only format): a room's state as one viewer sees it, a round's results, live counts.
+"""
+
+from __future__ import annotations
+
+from django.db.models import Sum
+
+from games import live, live_counts, presenters
+from games.lexicons import available_dictionaries
+from games.models import Player, Room, Round, Submission
+
+
+def room_totals(room: Room) -> dict[int, int]:
+    """Running totals: each player's points over the room's ended rounds."""
+    rows = (
+        Submission.objects.filter(round__room=room, round__status=Round.Status.ENDED)
+        .values("player_id")
+        .annotate(total=Sum("points", default=0))
+    )
+    return {row["player_id"]: row["total"] or 0 for row in rows}
+
+
+def live_counts_of(round_: Round) -> dict[str, int]:
+    """The entries that count so far in a running round, per player id."""
+    return live_counts.counts_by_round([round_.id])[round_.id]
+
+
+def results(round_: Round) -> dict:
+    """Everything a finished round shows (docs/api.md, "Results")."""
+    room = round_.room
+    players = {player.id: player for player in room.players.all()}
+    for player in players.values():
+        player.room = room  # presenters read the host from it
+    submissions = list(
+        Submission.objects.filter(round=round_).select_related("player").order_by("id")
+    )
+    challenges = list(round_.challenges.select_related("player", "round").order_by("id"))
+    return presenters.results_dict(round_, submissions, players, room_totals(room), challenges)
+
+
+def room_state(room: Room, viewer: Player | None = None) -> dict:
+    """The full picture after connecting, reloading or missing an event. Refused entries
+    this process still holds in memory are written first: they are part of "my words"."""
+    live.flush_refused(room_id=room.pk)
+    players = [p for p in room.players.filter(left_at__isnull=True) if not p.kicked]
+    for player in players:
+        player.room = room
+    current = room.rounds.order_by("-number").first()
+    counts: dict[str, int] = {}
+    mine: list[Submission] = []
+    ended_results = None
+    if current is not None:
+        current.room = room
+        if current.status == Round.Status.RUNNING:
+            counts = live_counts_of(current)
+        if current.status == Round.Status.ENDED:
+            ended_results = results(current)
+        if viewer is not None:
+            mine = list(Submission.objects.filter(round=current, player=viewer).order_by("id"))
+    return presenters.room_state(
+        room,
+        viewer,
+        players,
+        room_totals(room),
+        current,
+        counts,
+        mine,
+        ended_results,
+        available_dictionaries(),
+    )
