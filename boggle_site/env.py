@@ -155,7 +155,7 @@ def database_config(env: Env, base_dir: Path) -> dict[str, Any]:
     url = get_str(env, "DATABASE_URL")
     if url:
         # Health checks: a connection PostgreSQL dropped (a restart) is replaced, not used.
-        config = dict(dj_database_url.parse(url, conn_health_checks=True))
+        config: dict[str, Any] = dict(dj_database_url.parse(url, conn_health_checks=True))
     else:
         config = {"ENGINE": "django.db.backends.sqlite3", "NAME": base_dir / "var" / "db.sqlite3"}
     if config["ENGINE"] == "django.db.backends.sqlite3":
@@ -192,7 +192,7 @@ def channel_layers(env: Env) -> dict[str, Any]:
     are coalesced to a few a second, so only a socket that stops reading fills it; then the
     oldest wait CHANNEL_EXPIRY_SECONDS at most before they are dropped)."""
     url = get_str(env, "REDIS_URL")
-    sizing = {"capacity": CHANNEL_CAPACITY, "expiry": CHANNEL_EXPIRY_SECONDS}
+    sizing: dict[str, Any] = {"capacity": CHANNEL_CAPACITY, "expiry": CHANNEL_EXPIRY_SECONDS}
     if url:
         return {
             "default": {

@@ -22,7 +22,7 @@ from boggle_site.hosts import is_allowed_local_host
 class BrowserOriginValidator(OriginValidator):
     """Like Channels' AllowedHostsOriginValidator, but a missing Origin is accepted."""
 
-    def valid_origin(self, parsed_origin) -> bool:  # type: ignore[override]
+    def valid_origin(self, parsed_origin) -> bool:
         if parsed_origin is None:
             return True
         return super().valid_origin(parsed_origin)

@@ -257,6 +257,7 @@ def check_edit_word(dictionary: Dictionary, entry: str) -> str:
     word, reason = normalise_word(entry.lower(), dictionary.rules())
     if reason is not None:
         raise UnusableWordList(f"{entry!r} cannot be a word of {dictionary.name}: {reason.value}")
+    assert word is not None  # normalise_word gives (word, None) or (None, reason)
     return word
 
 
@@ -502,7 +503,7 @@ def _compile(
 
 def apply_edits(
     words: list[str], edits: Iterable[tuple[str, str]], rules: LexiconRules
-) -> tuple[list[str], dict[str, list]]:
+) -> tuple[list[str], dict[str, list | int]]:
     """Apply (word, action) edits to sorted, unique lexicon words; returns the new words and
     what each edit did: added, removed, unchanged (already so), refused (with the reason)."""
     kept = set(words)
@@ -511,7 +512,9 @@ def apply_edits(
         word, reason = normalise_word(entry, rules)
         if reason is not None:
             outcome["refused"].append([entry, reason.value])
-        elif action == DictionaryEdit.Action.ADD and word not in kept:
+            continue
+        assert word is not None  # normalise_word gives (word, None) or (None, reason)
+        if action == DictionaryEdit.Action.ADD and word not in kept:
             kept.add(word)
             outcome["added"].append(word)
         elif action == DictionaryEdit.Action.REMOVE and word in kept:

@@ -104,7 +104,7 @@ class ChallengeAdmin(admin.ModelAdmin):
                 dictionary_services.do_edit_words(
                     dictionary,
                     words,
-                    DictionaryEdit.Action.ADD,
+                    str(DictionaryEdit.Action.ADD),
                     note=f"challenged in room {rooms}",
                     user=request.user,
                 )

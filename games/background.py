@@ -1,9 +1,11 @@
 """The work each web (ASGI) process does on its own clock, in its event loop.
 
 - The deadline watcher (``games.deadlines``) ends rounds on time.
-- The flusher, every ``live_counts.PUBLISH_SECONDS``: writes the refused entries waiting in
-  memory (``games.live``), sends the live counts of rooms whose counts changed
-  (``games.live_counts``), and lets go of rounds idle for long.
+- The flusher: every ``live.REFUSED_FLUSH_SECONDS`` it writes the refused entries waiting
+  in memory (``games.live``; often enough that they are stored before a round's grace after
+  its deadline ends, whichever process ends it), and every ``live_counts.PUBLISH_SECONDS``
+  it sends the live counts of rooms whose counts changed (``games.live_counts``) and lets
+  go of rounds idle for long.
 
 Both start with the first request or websocket the process serves.
 """
@@ -42,18 +44,24 @@ async def stop() -> None:
             await task
 
 
-def flush_once() -> None:
-    """One pass of the flusher (worker thread)."""
+def flush_once(publish: bool = True) -> None:
+    """One pass of the flusher (worker thread); ``publish`` also sends changed counts."""
     live.flush_refused()
-    live_counts.publish_changed()
-    live.drop_idle()
+    if publish:
+        live_counts.publish_changed()
+        live.drop_idle()
 
 
 async def _flush_forever() -> None:
+    loop = asyncio.get_running_loop()
+    published_at = loop.time()
     while True:
-        await asyncio.sleep(live_counts.PUBLISH_SECONDS)
+        await asyncio.sleep(live.REFUSED_FLUSH_SECONDS)
+        publish = loop.time() - published_at >= live_counts.PUBLISH_SECONDS
+        if publish:
+            published_at = loop.time()
         try:
-            await database_sync_to_async(flush_once, thread_sensitive=False)()
+            await database_sync_to_async(flush_once, thread_sensitive=False)(publish)
         except asyncio.CancelledError:
             raise
         except Exception:  # a database hiccup must not stop the counts for good

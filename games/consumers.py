@@ -28,7 +28,7 @@ from games import (
     words,
 )
 from games import live as live_rounds
-from games.exceptions import GameError, InvalidInput, RateLimited
+from games.exceptions import GameError, InvalidInput, NotAPlayer, RateLimited
 from games.models import Player, Room
 from games.sessions import player_id_from_session
 
@@ -89,6 +89,19 @@ class RoomConsumer(AsyncWebsocketConsumer):
     closed: bool = False
     received_at: float = 0.0
 
+    @property
+    def me(self) -> Player:
+        """The player of this socket; handlers run only once it is known."""
+        if self.player is None:
+            raise NotAPlayer("join the room with a nickname first")
+        return self.player
+
+    @property
+    def my_room(self) -> Room:
+        if self.room is None:
+            raise NotAPlayer("join the room with a nickname first")
+        return self.room
+
     async def connect(self) -> None:
         background.ensure_started()
         await self.accept()
@@ -123,14 +136,15 @@ class RoomConsumer(AsyncWebsocketConsumer):
         if self.player is None or self.kicked:
             return
         request_id = None
-        kind = None
+        kind: str | None = None
+        reply: dict[str, Any] | None
         try:
             message = self._parse(text_data)
             request_id = message.get("request_id")
             kind = message.get("type")
             if not take_token(self.player.id):
                 raise RateLimited("slow down: too many messages; wait a moment and try again")
-            handler = self.HANDLERS.get(kind)
+            handler = self.HANDLERS.get(kind or "")
             if handler is None:
                 known = ", ".join(sorted(self.HANDLERS))
                 raise InvalidInput(f"unknown message type {kind!r}; known: {known}")
@@ -154,13 +168,17 @@ class RoomConsumer(AsyncWebsocketConsumer):
 
     async def _on_submit(self, message: dict) -> dict:
         result = await words.submit(
-            self.room.pk,
-            self.player.pk,
+            self.my_room.pk,
+            self.me.pk,
             message.get("word"),
             message.get("client_id") or "",
             self.received_at,
         )
-        reply = {"type": "verdict", "word": result.word, "client_id": result.client_id or None}
+        reply: dict[str, Any] = {
+            "type": "verdict",
+            "word": result.word,
+            "client_id": result.client_id or None,
+        }
         if result.instant or result.verdict == words.ROUND_OVER:
             reply.update(verdict=result.verdict, accepted=result.accepted, reason=result.reason)
         else:
@@ -221,7 +239,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         }
 
     async def _on_sync(self, message: dict) -> dict:
-        state = await in_thread(_state_for)(self.room.pk, self.player.pk)
+        state = await in_thread(_state_for)(self.my_room.pk, self.me.pk)
         return {"type": "state", "state": state}
 
     async def _on_ping(self, message: dict) -> dict:
@@ -289,7 +307,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
             await self.send(text_data=text)
 
     async def _send_state(self) -> None:
-        state = await in_thread(_state_for)(self.room.pk, self.player.pk)
+        state = await in_thread(_state_for)(self.my_room.pk, self.me.pk)
         await self._send({"type": "state", "state": state})
 
     async def _authenticate(self, code: str, token: str | None) -> tuple[Room, Player]:

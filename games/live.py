@@ -30,8 +30,9 @@ from solver.board import Board, parse_board
 from solver.judge import Verdict
 from solver.lexicon import Lexicon
 
-# Refused entries wait at most this long (seconds) before they are written.
-REFUSED_FLUSH_SECONDS = 0.5
+# Refused entries wait at most this long (seconds) before they are written: under the grace
+# after a deadline (games.rounds.END_GRACE_SECONDS), so the results have them.
+REFUSED_FLUSH_SECONDS = 0.2
 # A running round nobody submitted to for this long is dropped from memory (seconds).
 IDLE_SECONDS = 15 * 60
 

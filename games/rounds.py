@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Hashable
 from datetime import timedelta
 
 from django.conf import settings
@@ -201,7 +202,7 @@ def _settle_entries(round_id: int) -> None:
 
 def score_words(round_: Round) -> None:
     accepted = list(Submission.objects.filter(round=round_, verdict=Verdict.ACCEPTED))
-    words_by_player: dict[int, list[str]] = {}
+    words_by_player: dict[Hashable, list[str]] = {}
     for submission in accepted:
         words_by_player.setdefault(submission.player_id, []).append(submission.word)
     scored = score_round(words_by_player, round_.rows, round_.cols, round_.cancel_duplicates)

@@ -73,14 +73,14 @@ def check_entry(entry: Any, client_id: Any) -> tuple[str, str]:
     return entry, client_id
 
 
-def running_round(room_id: int) -> LiveRound | SubmitResult:
-    """The room's running round (memory, else rebuilt), a ``round_over`` answer when its
-    latest round has ended, or WrongRoundState when none has started. Worker thread."""
+def running_round(room_id: int) -> LiveRound | None:
+    """The room's running round (memory, else rebuilt), None when its latest round has
+    ended (entries are too late), WrongRoundState when none has started. Worker thread."""
     found = live_rounds.load(room_id)
     if isinstance(found, LiveRound):
         return found
     if found is not None and found.status == Round.Status.ENDED:
-        return SubmitResult("", ROUND_OVER, "")
+        return None
     if found is not None and found.status == Round.Status.RUNNING:
         raise WrongRoundState("the round starts in a moment; wait for the countdown")
     raise WrongRoundState("no round is running; wait for the host to start one")
@@ -97,7 +97,7 @@ def judge(
         if answered is not None:
             return SubmitResult(answered[0], answered[1], client_id, instant, True)
     if not live.in_time(received_at):
-        return SubmitResult(entry.strip().lower()[:MAX_ENTRY_LENGTH], ROUND_OVER, client_id)
+        return round_over(entry, client_id)
     if not live.started(received_at):
         raise WrongRoundState("the round starts in a moment; wait for the countdown")
     judgement = judge_entry(
@@ -124,7 +124,7 @@ def store(live: LiveRound, player_id: int, judgement: Judgement, client_id: str)
         return _conflict(live, player_id, judgement, client_id)
     if not written:  # ended under us (the host, another process): reload next time
         live_rounds.mark_stale(live.room_id)
-        return SubmitResult(judgement.word, ROUND_OVER, client_id)
+        return round_over(judgement.word, client_id)
     live_rounds.record_written(live, player_id, client_id, judgement.word, judgement.verdict)
     live_counts.changed(live.room_id, live.id)
     return SubmitResult(judgement.word, judgement.verdict, client_id, instant)
@@ -169,10 +169,9 @@ def _conflict(
     return SubmitResult(judgement.word, verdict, client_id, instant)
 
 
-def resend_answer(found: LiveRound | SubmitResult, entry: str, client_id: str) -> SubmitResult:
-    """``round_over`` for an entry to a round that has ended, keeping the entry's text."""
-    assert isinstance(found, SubmitResult)
-    return SubmitResult(entry.strip().lower()[:MAX_ENTRY_LENGTH], found.verdict, client_id)
+def round_over(entry: str, client_id: str) -> SubmitResult:
+    """The answer to an entry that came too late: the round is over."""
+    return SubmitResult(entry.strip().lower()[:MAX_ENTRY_LENGTH], ROUND_OVER, client_id)
 
 
 async def submit(
@@ -183,10 +182,9 @@ async def submit(
     entry, client_id = check_entry(entry, client_id)
     live = live_rounds.cached(room_id)
     if live is None:
-        found = await database_sync_to_async(running_round, thread_sensitive=False)(room_id)
-        if not isinstance(found, LiveRound):
-            return resend_answer(found, entry, client_id)
-        live = found
+        live = await database_sync_to_async(running_round, thread_sensitive=False)(room_id)
+        if live is None:
+            return round_over(entry, client_id)
     outcome = judge(live, player_id, entry, client_id, received_at)
     if isinstance(outcome, SubmitResult):
         return outcome
@@ -204,11 +202,11 @@ def do_submit_word(
 ) -> SubmitResult:
     """The same path for synchronous callers (tests, scripts): judge and store an entry."""
     entry, client_id = check_entry(entry, client_id)
-    found = running_round(player.room_id)
-    if not isinstance(found, LiveRound):
-        return resend_answer(found, entry, client_id)
+    live = running_round(player.room_id)
+    if live is None:
+        return round_over(entry, client_id)
     arrived = time.time() if received_at is None else received_at
-    outcome = judge(found, player.id, entry, client_id, arrived)
+    outcome = judge(live, player.id, entry, client_id, arrived)
     if isinstance(outcome, SubmitResult):
         return outcome
-    return store(found, player.id, outcome, client_id)
+    return store(live, player.id, outcome, client_id)

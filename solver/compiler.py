@@ -117,6 +117,7 @@ def select_words(lines: Iterable[str], rules: LexiconRules) -> tuple[list[str], 
         elif word in kept:
             report.drop(DropReason.DUPLICATE, entry)
         else:
+            assert word is not None  # normalise_word gives (word, None) or (None, reason)
             kept.add(word)
     report.kept = len(kept)
     return sorted(kept), report

@@ -143,7 +143,7 @@ def _find_marked_paths(board: Board, lexicon: Lexicon) -> dict[int, tuple[int, .
 def _cell_symbols(board: Board, lexicon: Lexicon) -> list[tuple[int, ...]]:
     """Each cell's face as alphabet symbols; () for blocked or unspellable faces."""
     symbol = lexicon.symbol
-    result = []
+    result: list[tuple[int, ...]] = []
     for face in board.faces:
         if face == "#" or any(letter not in symbol for letter in face):
             result.append(())

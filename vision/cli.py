@@ -46,12 +46,12 @@ def format_reading(path: str, reading: BoardReading) -> str:
     lines = [f"{path}: {reading.rows}x{reading.cols}"]
     for row in reading.letters:
         lines.append("  " + "".join(face.ljust(width) for face in row).rstrip())
-    value, row, col = min(
+    value, low_row, low_col = min(
         (value, r, c)
         for r, values in enumerate(reading.confidence)
         for c, value in enumerate(values)
     )
-    lines.append(f"  lowest confidence {value:.2f} (row {row + 1}, column {col + 1})")
+    lines.append(f"  lowest confidence {value:.2f} (row {low_row + 1}, column {low_col + 1})")
     return "\n".join(lines)
 
 

@@ -15,9 +15,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 from PIL import Image, ImageDraw, ImageFont
 
 from vision.faces import BARRED, FACES
@@ -194,6 +196,7 @@ def draw_board_plane(
     width, height = int(cols * CELL + 2 * margin), int(rows * CELL + 2 * margin)
     canvas = Image.new("RGBA", (width, height), (0, 0, 0, 0))
     draw = ImageDraw.Draw(canvas)
+    tray: tuple[int, ...]
     if rng.random() < 0.8:
         tray = TRAY_COLOURS[rng.integers(len(TRAY_COLOURS))]
     else:
@@ -210,7 +213,7 @@ def draw_board_plane(
     ink = _jitter_colour(rng, INK_COLOURS[rng.integers(len(INK_COLOURS))], 8)
     die_scale = rng.uniform(0.78, 0.92)
     side_dir = rng.normal(0, 1, 2)
-    side_dir *= rng.uniform(0.0, 0.16) * CELL / max(np.linalg.norm(side_dir), 1e-6)
+    side_dir *= rng.uniform(0.0, 0.16) * CELL / max(float(np.linalg.norm(side_dir)), 1e-6)
     centers = np.zeros((rows, cols, 2))
     die = int(CELL * die_scale)
     for row in range(rows):
@@ -227,31 +230,38 @@ def draw_board_plane(
             draw.rounded_rectangle(base, radius=radius, fill=(*die_colour, 255))
             glyph = draw_glyph(rng, faces[row][col], die, fonts, ink)
             angle = 90 * int(turns[row, col]) + rng.normal(0, 4)
-            glyph = glyph.rotate(angle, resample=Image.BILINEAR)
+            glyph = glyph.rotate(angle, resample=Image.Resampling.BILINEAR)
             canvas.alpha_composite(glyph, (int(cx - die / 2), int(cy - die / 2)))
     return np.asarray(canvas), centers, margin
 
 
 def random_background(rng: np.random.Generator, height: int, width: int) -> np.ndarray:
     """A cluttered random background: colour, texture, shapes, stray letters."""
+    base: npt.NDArray[np.float64] | npt.NDArray[np.int64]
+    values: npt.NDArray[np.floating[Any]]  # float colours, made uint8 below
     if rng.random() < 0.6:  # tables, paper, carpets: mostly greys, browns and whites
         base = np.clip(rng.uniform(20, 250) * rng.uniform(0.75, 1.15, 3), 0, 255)
     else:
         base = rng.integers(0, 256, 3)
     kind = rng.integers(4)
     if kind == 0:
-        image = np.ones((height, width, 3)) * base
+        values = np.ones((height, width, 3)) * base
     elif kind == 1:
         low = rng.integers(0, 256, (rng.integers(2, 6), rng.integers(2, 6), 3)).astype(np.float32)
-        image = cv2.resize(low, (width, height), interpolation=cv2.INTER_CUBIC)
+        # cv2 keeps the float32 dtype; copy=False makes these astype calls no-ops.
+        values = cv2.resize(low, (width, height), interpolation=cv2.INTER_CUBIC).astype(
+            np.float32, copy=False
+        )
     elif kind == 2:
         noise = rng.normal(0, 1, (height // 4 + 1, width // 4 + 1)).astype(np.float32)
-        noise = cv2.resize(noise, (width, height), interpolation=cv2.INTER_LINEAR)
-        image = base + noise[..., None] * rng.uniform(10, 40)
+        noise = cv2.resize(noise, (width, height), interpolation=cv2.INTER_LINEAR).astype(
+            np.float32, copy=False
+        )
+        values = base + noise[..., None] * rng.uniform(10, 40)
     else:
         stripes = np.sin(np.arange(width) / rng.uniform(3, 20) + rng.uniform(0, 6))
-        image = base + np.tile(stripes, (height, 1))[..., None] * rng.uniform(10, 40)
-    image = np.clip(image, 0, 255).astype(np.uint8)
+        values = base + np.tile(stripes, (height, 1))[..., None] * rng.uniform(10, 40)
+    image = np.clip(values, 0, 255).astype(np.uint8)
     for _ in range(int(rng.integers(0, 6))):
         colour = tuple(int(v) for v in rng.integers(0, 256, 3))
         centre = (int(rng.integers(width)), int(rng.integers(height)))
@@ -307,23 +317,31 @@ def apply_photo_effects(rng: np.random.Generator, image: np.ndarray) -> np.ndarr
         mask = np.zeros((height, width), np.float32)
         points = rng.integers(0, [width, height], (int(rng.integers(3, 6)), 2)).astype(np.int32)
         cv2.fillPoly(mask, [cv2.convexHull(points)], 1.0)
-        mask = cv2.GaussianBlur(mask, (0, 0), rng.uniform(2, 15))
+        # cv2 and the arithmetic below keep float32; copy=False makes these astype calls no-ops.
+        mask = cv2.GaussianBlur(mask, (0, 0), rng.uniform(2, 15)).astype(np.float32, copy=False)
         result *= (1 - mask * rng.uniform(0.2, 0.55))[..., None]
     result *= rng.uniform(0.8, 1.2, 3)
-    result = 255 * (np.clip(result, 0, 255) / 255) ** rng.uniform(0.7, 1.4)
+    result = (255 * (np.clip(result, 0, 255) / 255) ** rng.uniform(0.7, 1.4)).astype(
+        np.float32, copy=False
+    )
     if rng.random() < 0.7:
-        result = cv2.GaussianBlur(result, (0, 0), rng.uniform(0.3, 2.2))
+        result = cv2.GaussianBlur(result, (0, 0), rng.uniform(0.3, 2.2)).astype(
+            np.float32, copy=False
+        )
     if rng.random() < 0.15:
         length = int(rng.integers(3, 9))
         kernel = np.zeros((length, length), np.float32)
         kernel[length // 2] = 1 / length
         rotation = cv2.getRotationMatrix2D((length / 2, length / 2), rng.uniform(0, 180), 1)
-        kernel = cv2.warpAffine(kernel, rotation, (length, length))
-        result = cv2.filter2D(result, -1, kernel / max(kernel.sum(), 1e-6))
+        kernel = cv2.warpAffine(kernel, rotation, (length, length)).astype(np.float32, copy=False)
+        result = cv2.filter2D(result, -1, kernel / max(kernel.sum(), 1e-6)).astype(
+            np.float32, copy=False
+        )
     result += rng.normal(0, rng.uniform(0, 8), result.shape)
     image = np.clip(result, 0, 255).astype(np.uint8)
     ok, encoded = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(35, 95))])
-    return cv2.imdecode(encoded, cv2.IMREAD_UNCHANGED) if ok else image
+    decoded = cv2.imdecode(encoded, cv2.IMREAD_UNCHANGED) if ok else None
+    return image if decoded is None else decoded
 
 
 def render_board(

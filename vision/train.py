@@ -107,9 +107,14 @@ def photometric(rng: np.random.Generator, image: np.ndarray) -> np.ndarray:
     values = result.astype(np.float32)
     values = values * rng.uniform(0.6, 1.3) + rng.uniform(-30, 30)
     values *= rng.uniform(0.85, 1.15, 3)
-    values = 255 * (np.clip(values, 0, 255) / 255) ** rng.uniform(0.7, 1.4)
+    # numpy and cv2 keep float32 here; copy=False makes these astype calls no-ops.
+    values = (255 * (np.clip(values, 0, 255) / 255) ** rng.uniform(0.7, 1.4)).astype(
+        np.float32, copy=False
+    )
     if rng.random() < 0.3:
-        values = cv2.GaussianBlur(values, (0, 0), rng.uniform(0.3, 1.5))
+        values = cv2.GaussianBlur(values, (0, 0), rng.uniform(0.3, 1.5)).astype(
+            np.float32, copy=False
+        )
     if rng.random() < 0.3:
         values += rng.normal(0, rng.uniform(1, 8), values.shape)
     return np.clip(values, 0, 255).astype(np.uint8)
@@ -327,7 +332,7 @@ def _motion_kernel(rng: np.random.Generator) -> np.ndarray:
     kernel = np.zeros((length, length), np.float32)
     kernel[length // 2] = 1
     turn = cv2.getRotationMatrix2D(((length - 1) / 2, (length - 1) / 2), rng.uniform(0, 180), 1)
-    kernel = cv2.warpAffine(kernel, turn, (length, length))
+    kernel = cv2.warpAffine(kernel, turn, (length, length)).astype(np.float32, copy=False)
     return kernel / max(float(kernel.sum()), 1e-6)
 
 
