@@ -41,6 +41,7 @@ DEV_HOSTS = ["localhost", "127.0.0.1", "[::1]"]
 # reads, then writes, fails at once with "database is locked" instead of waiting), and
 # writers wait up to SQLITE_BUSY_SECONDS for the lock instead of failing.
 SQLITE_BUSY_SECONDS = 30
+SQLITE_ENGINE = "boggle_site.sqlite"
 SQLITE_CONN_MAX_AGE = 300
 SQLITE_OPTIONS = {
     "timeout": SQLITE_BUSY_SECONDS,
@@ -52,6 +53,9 @@ SQLITE_OPTIONS = {
 # messages with a blocking BZPOPMIN of 5 s; redis-py 8's default socket timeout is also 5 s,
 # so an idle websocket's read timed out and the socket closed with 1011. Leave headroom.
 REDIS_SOCKET_TIMEOUT = 15
+
+# Redis connections one process's channel layer holds at most; more wait for a free one.
+REDIS_MAX_CONNECTIONS = 50
 
 # Channel layer sizing (see channel_layers).
 CHANNEL_CAPACITY = 1000
@@ -159,6 +163,8 @@ def database_config(env: Env, base_dir: Path) -> dict[str, Any]:
     else:
         config = {"ENGINE": "django.db.backends.sqlite3", "NAME": base_dir / "var" / "db.sqlite3"}
     if config["ENGINE"] == "django.db.backends.sqlite3":
+        # Django's backend, with a process's write transactions queued (boggle_site.sqlite).
+        config["ENGINE"] = SQLITE_ENGINE
         config["OPTIONS"] = {**SQLITE_OPTIONS, **config.get("OPTIONS", {})}
         # Kept open: the websocket thread pool's threads then skip reopening the file (and
         # its PRAGMAs) for every accepted word.
@@ -196,9 +202,15 @@ def channel_layers(env: Env) -> dict[str, Any]:
     if url:
         return {
             "default": {
-                "BACKEND": "channels_redis.core.RedisChannelLayer",
+                "BACKEND": "boggle_site.channel_layer.PooledRedisChannelLayer",
                 "CONFIG": {
-                    "hosts": [{"address": url, "socket_timeout": REDIS_SOCKET_TIMEOUT}],
+                    "hosts": [
+                        {
+                            "address": url,
+                            "socket_timeout": REDIS_SOCKET_TIMEOUT,
+                            "max_connections": REDIS_MAX_CONNECTIONS,
+                        }
+                    ],
                     **sizing,
                 },
             }

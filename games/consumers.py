@@ -12,6 +12,7 @@ import time
 from typing import Any
 from urllib.parse import parse_qs
 
+from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
@@ -101,6 +102,16 @@ class RoomConsumer(AsyncWebsocketConsumer):
         if self.room is None:
             raise NotAPlayer("join the room with a nickname first")
         return self.room
+
+    async def dispatch(self, message: dict) -> None:
+        """Channels' dispatch, minus its per-message ``aclose_old_connections``: that is a hop
+        to the process's single sync thread for every frame and every event, which queues a
+        crowd's messages behind each other. Handlers here do their database work on threads
+        that manage their own connections (``in_thread``, ``games.writers``)."""
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
 
     async def connect(self) -> None:
         background.ensure_started()

@@ -1,9 +1,11 @@
 """The deadline watcher: ends rounds on time from inside each web (ASGI) process.
 
 Every Daphne process runs one watcher in its event loop, started by the first request or
-websocket it serves. Every ``POLL_SECONDS`` it ends the running rounds past their deadline
-(one indexed query when there are none), so results go out well within a second. Ending is idempotent (``rounds.do_end_round``), so several processes and
-the Celery ``end_round`` task may all try: the round is scored once. This is what ends
+websocket it serves. Every ``POLL_SECONDS`` (and right when a round this process serves is
+due: its deadline plus ``rounds.END_GRACE_SECONDS``) it ends the running rounds past their
+deadline (one indexed query when there are none), rounds side by side. Ending is idempotent
+(``rounds.do_end_round``), so several processes and the Celery ``end_round`` task may all
+try: the round is scored once. This is what ends
 rounds in the embedded setup, where tasks run in-process and cannot be scheduled.
 """
 
@@ -16,7 +18,7 @@ import time
 
 from channels.db import database_sync_to_async
 
-from games import housekeeping, rounds
+from games import housekeeping, live, rounds
 
 logger = logging.getLogger(__name__)
 
@@ -46,24 +48,47 @@ async def stop_watcher() -> None:
             await task
 
 
+def _in_thread(func):
+    return database_sync_to_async(func, thread_sensitive=False)
+
+
+async def _end_overdue_rounds() -> None:
+    """End overdue rounds side by side: rooms that started together (a tournament, a load
+    test) all end at once, and each waits for its own scoring only."""
+    overdue = await _in_thread(rounds.overdue_round_ids)()
+    outcomes = await asyncio.gather(
+        *(_in_thread(rounds.do_end_round)(round_id) for round_id in overdue),
+        return_exceptions=True,
+    )
+    for round_id, outcome in zip(overdue, outcomes, strict=True):
+        if isinstance(outcome, Exception):
+            logger.error("deadline watcher: ending round %s failed", round_id, exc_info=outcome)
+
+
+def _until_next_check() -> float:
+    """Seconds to sleep: the poll interval, or less when a round this process serves is due
+    sooner (its deadline plus the grace), so results go out right on time."""
+    delay = POLL_SECONDS
+    due = live.next_deadline()
+    if due is not None:
+        delay = min(delay, due + rounds.END_GRACE_SECONDS - time.time())
+    return max(delay, 0.005)
+
+
 async def _watch() -> None:
     last_housekeeping = last_cleanup = 0.0
     while True:
         try:
-            await database_sync_to_async(rounds.end_overdue_rounds, thread_sensitive=False)()
+            await _end_overdue_rounds()
             now = time.monotonic()
             if now - last_housekeeping >= HOUSEKEEPING_EVERY:
                 last_housekeeping = now
-                await database_sync_to_async(
-                    rounds.prepare_stalled_rounds, thread_sensitive=False
-                )()
+                await _in_thread(rounds.prepare_stalled_rounds)()
             if now - last_cleanup >= CLEANUP_EVERY:
                 last_cleanup = now
-                await database_sync_to_async(
-                    housekeeping.cleanup_idle_rooms, thread_sensitive=False
-                )()
+                await _in_thread(housekeeping.cleanup_idle_rooms)()
         except asyncio.CancelledError:
             raise
         except Exception:  # a database hiccup must not stop the clock for good
             logger.exception("deadline watcher: check failed; retrying")
-        await asyncio.sleep(POLL_SECONDS)
+        await asyncio.sleep(_until_next_check())

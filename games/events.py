@@ -79,13 +79,20 @@ async def send_room_event(code: str, message: dict[str, Any]) -> None:
     await get_channel_layer().group_send(room_group(code), layer_message(ROOM_EVENT, message))
 
 
+def send_room_event_now(code: str, message: dict[str, Any]) -> None:
+    """Send an event made with ``next_version`` from sync code, once its transaction has
+    committed (the caller's responsibility)."""
+    _deliver(room_group(code), ROOM_EVENT, message)
+
+
 def emit_to_player(player_id: int, event_type: str, data: dict[str, Any]) -> None:
     """Send an event to every socket of one player after commit (no room version)."""
     _send_on_commit(player_group(player_id), PLAYER_EVENT, {"type": event_type, **data})
 
 
 def _send_on_commit(group: str, handler: str, message: dict[str, Any]) -> None:
-    def send() -> None:
-        async_to_sync(get_channel_layer().group_send)(group, layer_message(handler, message))
+    transaction.on_commit(lambda: _deliver(group, handler, message))
 
-    transaction.on_commit(send)
+
+def _deliver(group: str, handler: str, message: dict[str, Any]) -> None:
+    async_to_sync(get_channel_layer().group_send)(group, layer_message(handler, message))

@@ -32,7 +32,7 @@ from solver.lexicon import Lexicon
 
 # Refused entries wait at most this long (seconds) before they are written: under the grace
 # after a deadline (games.rounds.END_GRACE_SECONDS), so the results have them.
-REFUSED_FLUSH_SECONDS = 0.2
+REFUSED_FLUSH_SECONDS = 0.1
 # A running round nobody submitted to for this long is dropped from memory (seconds).
 IDLE_SECONDS = 15 * 60
 
@@ -98,6 +98,17 @@ def for_round(round_id: int) -> LiveRound | None:
     """This process's copy of a round, stale or not (no database access)."""
     with _lock:
         return next((live for live in _rounds_by_room.values() if live.id == round_id), None)
+
+
+def next_deadline() -> float | None:
+    """The earliest deadline (epoch seconds) of the running rounds this process holds."""
+    with _lock:
+        deadlines = [
+            live.ends_at
+            for live in _rounds_by_room.values()
+            if live.ends_at is not None and not live.stale
+        ]
+    return min(deadlines, default=None)
 
 
 def mark_round_stale(round_id: int) -> None:

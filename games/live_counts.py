@@ -1,4 +1,4 @@
-"""Live word counts during a round, coalesced: at most a few frames a second per room.
+"""Live word counts during a round, coalesced: a frame or two a second per room.
 
 An accepted word (any entry, when verdicts are hidden) only marks its room as changed; every
 ``PUBLISH_SECONDS`` each process sends one ``round.counts`` per changed room, counted for all
@@ -14,10 +14,12 @@ from django.db import transaction
 from django.db.models import Count, Q
 
 from games import events
-from games.models import Round, Submission
+from games.models import Room, Round, Submission
 from solver.judge import Verdict
 
-PUBLISH_SECONDS = 0.5
+# Each process sends a changed room its counts at most this often (with several web
+# processes, each sends its own: a room gets a frame or two a second).
+PUBLISH_SECONDS = 1.0
 
 _changed: dict[int, int] = {}  # room id -> round id
 _lock = threading.Lock()
@@ -53,14 +55,15 @@ def publish_changed() -> int:
     if not batch:
         return 0
     running = list(
-        Round.objects.filter(id__in=batch.values(), status=Round.Status.RUNNING).select_related(
-            "room"
+        Round.objects.filter(id__in=batch.values(), status=Round.Status.RUNNING).values_list(
+            "id", "room_id", "room__code"
         )
     )
-    counts = counts_by_round([round_.id for round_ in running])
-    for round_ in running:
+    counts = counts_by_round([round_id for round_id, _, _ in running])
+    for round_id, room_id, code in running:
         with transaction.atomic():
-            events.emit_to_room(round_.room, "round.counts", {"counts": counts[round_.id]})
+            room = Room(pk=room_id, code=code)  # what an event needs of the room
+            events.emit_to_room(room, "round.counts", {"counts": counts[round_id]})
     return len(running)
 
 

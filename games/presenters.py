@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from datetime import datetime
+from typing import NamedTuple
 
 from games.models import Challenge, Player, Room, Round, Submission
 from solver.board import parse_board
@@ -68,6 +69,16 @@ def _grid(round_: Round) -> list[list[str]]:
     return parse_board(round_.board).grid()
 
 
+class ScoredEntry(NamedTuple):
+    """What the results show of one entry (read as plain rows: a big room has thousands)."""
+
+    player_id: int
+    word: str
+    verdict: str
+    points: int | None
+    cancelled: bool
+
+
 def submission_dict(submission: Submission, instant_verdicts: bool = True) -> dict:
     data = {"word": submission.word, "client_id": submission.client_id or None}
     if instant_verdicts:
@@ -81,22 +92,18 @@ def submission_dict(submission: Submission, instant_verdicts: bool = True) -> di
 
 def results_dict(
     round_: Round,
-    submissions: list[Submission],
+    submissions: list[ScoredEntry],
     players: dict[int, Player],
     totals: dict[int, int],
     challenges: list[Challenge],
 ) -> dict:
     """Everything a finished round shows: each player's words, totals, the solution.
 
-    ``submissions``: the round's entries in order, their players loaded; ``players``: the
-    room's players by id; ``totals``: points over the room's ended rounds by player id;
+    ``submissions``: the round's entries in order; ``players``: the room's players by id; ``totals``: points over the room's ended rounds by player id;
     ``challenges``: the round's challenges in order (see ``games.state.results``)."""
     solution_paths = {entry[0]: entry[2] for entry in round_.solution}
     found_by: dict[str, list[int]] = defaultdict(list)
     per_player: dict[int, dict] = {}
-    players = dict(players)
-    for submission in submissions:
-        players.setdefault(submission.player_id, submission.player)
     for player_id, player in players.items():
         per_player[player_id] = {
             "id": player_id,

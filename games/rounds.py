@@ -51,7 +51,9 @@ COUNTDOWN_SECONDS = 3
 PREPARE_TIMEOUT_SECONDS = 15
 # A round ends this long after its deadline: entries that reached a server in time (in any
 # process) are written by then, so they are scored. Keep it well under a second.
-END_GRACE_SECONDS = 0.25
+END_GRACE_SECONDS = 0.15
+# Ids per UPDATE when scoring (well under SQLite's limit on bound parameters).
+UPDATE_BATCH = 1000
 # At most this long does ending a round wait for this process's words being written.
 SETTLE_WAIT_SECONDS = 2.0
 
@@ -184,7 +186,13 @@ def do_end_round(round_id: int) -> bool:
             return False
         round_ = Round.objects.select_related("room").get(pk=round_id)
         score_words(round_)
-        events.emit_to_room(round_.room, "round.ended", {"results": state.results(round_)})
+        version = events.next_version(round_.room_id)
+    # The results are read after the commit: the write lock (SQLite's is one for the whole
+    # database) is held for the scoring only, so many rooms ending at once end quickly.
+    events.send_room_event_now(
+        round_.room.code,
+        {"type": "round.ended", "version": version, "results": state.results(round_)},
+    )
     live.mark_round_stale(round_id)
     logger.info("round %s ended", round_)
     return True
@@ -201,30 +209,43 @@ def _settle_entries(round_id: int) -> None:
 
 
 def score_words(round_: Round) -> None:
-    accepted = list(Submission.objects.filter(round=round_, verdict=Verdict.ACCEPTED))
+    """Store each accepted word's points and whether a duplicate cancelled it; refused
+    entries score 0. One UPDATE per distinct outcome (a handful), not one per word: a big
+    room's round ends in milliseconds."""
+    accepted = Submission.objects.filter(round=round_, verdict=Verdict.ACCEPTED).values_list(
+        "id", "player_id", "word"
+    )
     words_by_player: dict[Hashable, list[str]] = {}
-    for submission in accepted:
-        words_by_player.setdefault(submission.player_id, []).append(submission.word)
+    ids: dict[tuple[Hashable, str], int] = {}
+    for submission_id, player_id, word in accepted:
+        words_by_player.setdefault(player_id, []).append(word)
+        ids[(player_id, word)] = submission_id
     scored = score_round(words_by_player, round_.rows, round_.cols, round_.cancel_duplicates)
-    outcome = {
-        (player_id, item.word): item for player_id, items in scored.items() for item in items
-    }
-    for submission in accepted:
-        item = outcome[(submission.player_id, submission.word)]
-        submission.points = item.points
-        submission.cancelled = item.cancelled
-    Submission.objects.bulk_update(accepted, ["points", "cancelled"])
+    by_outcome: dict[tuple[int, bool], list[int]] = {}
+    for player_id, items in scored.items():
+        for item in items:
+            key = (item.points, item.cancelled)
+            by_outcome.setdefault(key, []).append(ids[(player_id, item.word)])
+    for (points, cancelled), submission_ids in by_outcome.items():
+        for start in range(0, len(submission_ids), UPDATE_BATCH):
+            batch = submission_ids[start : start + UPDATE_BATCH]
+            Submission.objects.filter(id__in=batch).update(points=points, cancelled=cancelled)
     Submission.objects.filter(round=round_).exclude(verdict=Verdict.ACCEPTED).update(points=0)
 
 
-def end_overdue_rounds() -> int:
-    """End every running round past its deadline (and the grace for entries that arrived in
-    time to be written); returns how many this call ended."""
+def overdue_round_ids() -> list[int]:
+    """Running rounds past their deadline and the grace for entries that arrived in time."""
     cutoff = timezone.now() - timedelta(seconds=END_GRACE_SECONDS)
-    overdue = Round.objects.filter(
-        status=Round.Status.RUNNING, ends_at__isnull=False, ends_at__lte=cutoff
-    ).values_list("id", flat=True)
-    return sum(do_end_round(round_id) for round_id in list(overdue))
+    return list(
+        Round.objects.filter(
+            status=Round.Status.RUNNING, ends_at__isnull=False, ends_at__lte=cutoff
+        ).values_list("id", flat=True)
+    )
+
+
+def end_overdue_rounds() -> int:
+    """End every overdue round, one after another; returns how many this call ended."""
+    return sum(do_end_round(round_id) for round_id in overdue_round_ids())
 
 
 def prepare_stalled_rounds() -> int:

@@ -32,9 +32,12 @@ def results(round_: Round) -> dict:
     players = {player.id: player for player in room.players.all()}
     for player in players.values():
         player.room = room  # presenters read the host from it
-    submissions = list(
-        Submission.objects.filter(round=round_).select_related("player").order_by("id")
-    )
+    submissions = [
+        presenters.ScoredEntry(*row)
+        for row in Submission.objects.filter(round=round_)
+        .order_by("id")
+        .values_list("player_id", "word", "verdict", "points", "cancelled")
+    ]
     challenges = list(round_.challenges.select_related("player", "round").order_by("id"))
     return presenters.results_dict(round_, submissions, players, room_totals(room), challenges)
 

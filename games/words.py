@@ -12,16 +12,16 @@ the live counts count every entry.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from dataclasses import dataclass
 from typing import Any
 
-from channels.db import database_sync_to_async
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from games import live as live_rounds
-from games import live_counts
+from games import live_counts, writers
 from games.exceptions import InvalidInput, WrongRoundState
 from games.live import LiveRound
 from games.models import Player, Round, Submission
@@ -118,7 +118,7 @@ def store(live: LiveRound, player_id: int, judgement: Judgement, client_id: str)
     """Write a judged entry in one statement, if the round is still running. Worker thread."""
     instant = live.instant_verdicts
     try:
-        with transaction.atomic():  # a savepoint when called inside a transaction
+        with _one_statement():
             written = _insert_if_running(live.id, player_id, judgement, client_id)
     except IntegrityError:
         return _conflict(live, player_id, judgement, client_id)
@@ -128,6 +128,15 @@ def store(live: LiveRound, player_id: int, judgement: Judgement, client_id: str)
     live_rounds.record_written(live, player_id, client_id, judgement.word, judgement.verdict)
     live_counts.changed(live.room_id, live.id)
     return SubmitResult(judgement.word, judgement.verdict, client_id, instant)
+
+
+def _one_statement() -> contextlib.AbstractContextManager[object]:
+    """The transaction around the INSERT: on PostgreSQL none of its own (a single statement in
+    autocommit is one round trip, not three), on SQLite ``BEGIN IMMEDIATE`` (the process's
+    writers queue; see boggle_site.sqlite), and a savepoint inside an outer transaction."""
+    if connection.vendor == "postgresql" and not connection.in_atomic_block:
+        return contextlib.nullcontext()
+    return transaction.atomic()
 
 
 def _insert_if_running(round_id: int, player_id: int, judgement: Judgement, client_id: str) -> bool:
@@ -178,11 +187,11 @@ async def submit(
     room_id: int, player_id: int, entry: Any, client_id: Any, received_at: float
 ) -> SubmitResult:
     """The whole path from a socket: no thread hop unless the round must be loaded or the
-    word written (database work runs on a pool of threads, not one per process)."""
+    word written (on the word-path threads, ``games.writers``)."""
     entry, client_id = check_entry(entry, client_id)
     live = live_rounds.cached(room_id)
     if live is None:
-        live = await database_sync_to_async(running_round, thread_sensitive=False)(room_id)
+        live = await writers.run(running_round, room_id)
         if live is None:
             return round_over(entry, client_id)
     outcome = judge(live, player_id, entry, client_id, received_at)
@@ -190,9 +199,7 @@ async def submit(
         return outcome
     live.writing += 1
     try:
-        return await database_sync_to_async(store, thread_sensitive=False)(
-            live, player_id, outcome, client_id
-        )
+        return await writers.run(store, live, player_id, outcome, client_id)
     finally:
         live.writing -= 1
 

@@ -270,7 +270,7 @@ async def test_live_counts_show_counts_never_words():
     await submit(bob.comm, NOT_A_DICTIONARY_WORD)
     await submit(bob.comm, "went")
     await receive_until(ann.comm, "round.counts", counts={str(bob.id): 2})
-    seen = await collect(ann.comm, quiet=1.0)  # a whole publishing period, and more
+    seen = await collect(ann.comm, quiet=1.5)  # a whole publishing period, and more
     assert [m for m in seen if m["type"] == "round.counts"] == []  # nothing new: none sent
     await submit(ann.comm, "cats")
     await receive_until(bob.comm, "round.counts", counts={str(bob.id): 2, str(ann.id): 1})

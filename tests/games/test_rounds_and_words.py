@@ -20,9 +20,12 @@ pytestmark = pytest.mark.django_db
 def sent(monkeypatch) -> list[dict]:
     """Every event emitted, recorded at once (sync tests never commit, so nothing is sent)."""
     messages: list[dict] = []
-    monkeypatch.setattr(
-        events, "_send_on_commit", lambda group, handler, message: messages.append(message)
-    )
+
+    def record(group: str, handler: str, message: dict) -> None:
+        messages.append(message)
+
+    monkeypatch.setattr(events, "_send_on_commit", record)
+    monkeypatch.setattr(events, "_deliver", record)  # events sent after their commit
     return messages
 
 

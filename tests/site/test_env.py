@@ -21,7 +21,7 @@ def test_defaults_are_self_contained_development() -> None:
     assert env.debug_enabled({}) is True
     assert env.secret_key({}) == env.DEV_SECRET_KEY
     database = env.database_config({}, BASE)
-    assert database["ENGINE"] == "django.db.backends.sqlite3"
+    assert database["ENGINE"] == env.SQLITE_ENGINE  # Django's, writers queued per process
     assert database["NAME"] == BASE / "var" / "db.sqlite3"
     assert database["OPTIONS"] == env.SQLITE_OPTIONS
     assert database["TEST"]["NAME"].endswith(".sqlite3")  # a file, as the site uses
@@ -58,10 +58,14 @@ def test_database_url_selects_postgresql() -> None:
 def test_redis_url_selects_redis_layer_and_celery_broker() -> None:
     """REDIS_URL switches the channel layer and Celery's broker and results to Redis."""
     layer = env.channel_layers(PROD)["default"]
-    assert layer["BACKEND"] == "channels_redis.core.RedisChannelLayer"
+    assert layer["BACKEND"] == "boggle_site.channel_layer.PooledRedisChannelLayer"
     assert layer["CONFIG"] == {
         "hosts": [
-            {"address": "redis://cache.example:6379/0", "socket_timeout": env.REDIS_SOCKET_TIMEOUT}
+            {
+                "address": "redis://cache.example:6379/0",
+                "socket_timeout": env.REDIS_SOCKET_TIMEOUT,
+                "max_connections": env.REDIS_MAX_CONNECTIONS,
+            }
         ],
         "capacity": env.CHANNEL_CAPACITY,
         "expiry": env.CHANNEL_EXPIRY_SECONDS,

@@ -1,0 +1,2096 @@
+"""Load client for the Boggle site: many players, real sockets, honest figures.
+
+    python bench/load.py                                  # embedded: 300 players, rooms of 8
+    python bench/load.py --quick                          # a smoke run: 16 players, rooms of 4
+    python bench/load.py --players 100 --room-size 100    # one big room
+    python bench/load.py --mode production --daphnes 2 --players 600
+    python bench/load.py --url http://127.0.0.1:8000      # a site already running
+
+It speaks only the protocol of docs/api.md (the HTTP API and the room websocket). Unless
+``--url`` is given it starts the site itself, in one of two modes, and stops every process
+it started at the end (also on Ctrl-C or an error):
+
+- embedded: a throwaway SQLite file (``DATABASE_URL=sqlite:///<tmp>/db.sqlite3``), the
+  dictionaries built, the database migrated, one Daphne; the channel layer is in memory and
+  tasks run in the Daphne process, as with ``bin/start``.
+- production: a throwaway PostgreSQL database on 127.0.0.1:5432 (dropped at the end), Redis
+  database ``--redis-db`` on 127.0.0.1:6379 (flushed first and last), ``--daphnes`` Daphne
+  processes on free ports, one Celery worker (``--concurrency 2``) and Celery beat.
+  ``bin/services`` starts PostgreSQL and Redis when they are down.
+
+Both modes set a random ``DJANGO_SECRET_KEY`` (debug off, as in real use) and
+``DJANGO_LOG_LEVEL=WARNING`` unless set. The run:
+
+1. burst (``--no-burst`` skips it): three times over, one room is created, then 40 joins of
+   it and 10 room creations are released at the same instant, each from a fresh client
+   (its own connection, no cookies); every answer that is not 2xx is counted.
+2. rooms: the first player of each room creates it with ``round_seconds``, the others join,
+   all rooms at once (each POST with an ``Idempotency-Key``, retried twice when no answer or
+   a 5xx came); every player opens the room websocket with its token (players spread
+   over the Daphnes round-robin, as a proxy would) and keeps the room ``version``.
+3. rounds: each host sends ``start_round``; between ``starts_at`` and ``ends_at`` (server
+   clock; same machine) every player sends ``submit`` with a fresh ``client_id`` at
+   ``--words-per-second`` with a random phase: mostly words the board spells (solved here
+   with the repository's solver), some garbage, some repeats. Sending stops at
+   ``ends_at``. A player waits up to ``--round-end-wait`` s after ``ends_at`` for
+   ``round.ended``, then sends ``sync`` to recover; it waits up to ``--drain-seconds`` after
+   ``ends_at`` for the last verdicts. Then the results are read over HTTP.
+
+Figures printed at the end (``--json PATH`` writes them too): verdict latency (send to the
+``verdict`` with that ``client_id``) and verdicts by kind; deadline to ``round.ended`` per
+client and the clients that never got it as an event; HTTP 5xx and other non-2xx (burst and
+game apart); lost words (answered ``accepted`` but missing from that player's ``words`` in
+the results, or never answered); words sent at least 50 ms before ``ends_at`` answered
+``round_over``; missed events (versions a client never received, between its first
+``state`` and the highest version any client of the room saw); ``error`` replies by code;
+and, for a site it started, SQL statements per accepted word (from
+``boggle_site/statement_stats.py``: the processes write their totals every 0.5 s, read at
+``starts_at`` and ``ends_at``, so the window lags by up to 0.5 s), the CPU seconds and peak
+RSS of all server processes together (psutil, every 0.5 s, whole process trees), and this
+client's own CPU and event-loop lag, with a warning when the client itself may be the
+bottleneck.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import math
+import os
+import random
+import re
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+import uuid
+from collections import Counter
+from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+import psutil  # noqa: E402
+from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
+from websockets.exceptions import ConnectionClosed  # noqa: E402
+
+from solver import Lexicon, dictionaries, parse_board, solve  # noqa: E402
+
+# Variables of the caller's environment that would change the site's mode.
+MODE_VARIABLES = (
+    "REDIS_URL",
+    "DATABASE_URL",
+    "DJANGO_ALLOWED_HOSTS",
+    "DJANGO_SECRET_KEY",
+    "DJANGO_DEBUG",
+    "BOGGLE_PUBLIC_URL",
+    "BOGGLE_LAN_HOST",
+    "BOGGLE_DICTIONARY_DIR",
+    "BOGGLE_STATEMENT_STATS_DIR",
+)
+STATS_VARIABLE = "BOGGLE_STATEMENT_STATS_DIR"
+ALLOWED_HOSTS = "127.0.0.1,localhost"
+PRESETS: dict[str, dict[str, Any]] = {
+    "default": {"players": 300, "room_size": 8, "words_per_second": 1.0, "round_seconds": 30},
+    "quick": {"players": 16, "room_size": 4, "words_per_second": 1.0, "round_seconds": 30},
+}
+BURST_TIMES = 3
+BURST_JOINS = 40
+BURST_CREATIONS = 10
+IN_TIME_MARGIN_SECONDS = 0.05  # a word sent this long before ends_at arrived in time
+CLIENT_CPU_WARNING = 0.85  # share of one core
+CLOSE_NO_RECONNECT = {1000, 4001, 4403, 4404}
+KNOWN_TYPES = {
+    "player.joined",
+    "player.left",
+    "player.online",
+    "host.changed",
+    "settings.changed",
+    "round.preparing",
+    "round.counts",
+    "challenge.opened",
+    "challenge.ruled",
+    "round.rescored",
+    "board.reading",
+    "board.read",
+    "board.unreadable",
+    "ok",
+    "pong",
+    "kicked",
+}
+GARBAGE_LETTERS = "bcdfghjklmnpqrstvwxz"
+
+_started = time.monotonic()
+
+
+def log(message: str) -> None:
+    print(f"[{time.monotonic() - _started:7.1f}s] {message}", file=sys.stderr, flush=True)
+
+
+def percentile(values: list[float], p: float) -> float | None:
+    """Nearest-rank percentile of ``values`` (None when empty)."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(p / 100 * len(ordered)) - 1)]
+
+
+def summary(values: list[float], points: Iterable[float] = (50, 95, 99)) -> dict[str, Any]:
+    result: dict[str, Any] = {"n": len(values)}
+    for p in points:
+        value = percentile(values, p)
+        result[f"p{p:g}"] = None if value is None else round(value, 1)
+    result["max"] = round(max(values), 1) if values else None
+    return result
+
+
+def format_summary(data: dict[str, Any]) -> str:
+    if not data["n"]:
+        return "no data"
+    parts = [f"{key} {value:,.0f}" for key, value in data.items() if key not in ("n",)]
+    return ", ".join(parts) + f" (n={data['n']:,})"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+# ------------------------------------------------------------------------------- HTTP
+
+
+@dataclass
+class HttpResult:
+    status: int  # 0: no answer (refused, reset, timed out)
+    body: Any
+    error: str  # the API's error code, or what went wrong without an answer
+    seconds: float
+
+    @property
+    def ok(self) -> bool:
+        return 200 <= self.status < 300
+
+
+# No proxies and no cookie jar: every request is a fresh client.
+_OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+
+def http_call(
+    base: str,
+    method: str,
+    path: str,
+    body: dict[str, Any] | None = None,
+    token: str | None = None,
+    timeout: float = 60.0,
+    idempotency_key: str | None = None,
+) -> HttpResult:
+    """One HTTP request; never raises."""
+    data = json.dumps(body).encode() if body is not None else None
+    headers = {"Accept": "application/json"}
+    if idempotency_key:
+        headers["Idempotency-Key"] = idempotency_key
+    if data is not None:
+        headers["Content-Type"] = "application/json"
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    request = urllib.request.Request(base + path, data=data, method=method, headers=headers)
+    started = time.perf_counter()
+    try:
+        with _OPENER.open(request, timeout=timeout) as response:
+            status, raw = response.status, response.read()
+    except urllib.error.HTTPError as error:
+        status = error.code
+        try:
+            raw = error.read()
+        except Exception:
+            raw = b""
+    except Exception as error:
+        return HttpResult(
+            0, None, f"{type(error).__name__}: {error}", time.perf_counter() - started
+        )
+    seconds = time.perf_counter() - started
+    try:
+        parsed = json.loads(raw) if raw else None
+    except ValueError:
+        parsed = None
+    code = ""
+    if not 200 <= status < 300:
+        if isinstance(parsed, dict) and isinstance(parsed.get("error"), dict):
+            code = str(parsed["error"].get("code"))
+        else:
+            code = raw[:80].decode("utf-8", "replace").strip().replace("\n", " ") or "(empty)"
+    return HttpResult(status, parsed, code, seconds)
+
+
+class HttpTally:
+    """HTTP answers of one phase, by status."""
+
+    def __init__(self) -> None:
+        self.requests = 0
+        self.by_status: Counter[int] = Counter()
+        self.no_answer: Counter[str] = Counter()
+        self.seconds: list[float] = []
+        self.examples: Counter[str] = Counter()
+
+    def record(self, what: str, result: HttpResult) -> None:
+        self.requests += 1
+        if result.status == 0:
+            self.no_answer[result.error.split(":", 1)[0]] += 1
+            self.examples[f"{what}: no answer ({result.error[:100]})"] += 1
+            return
+        self.by_status[result.status] += 1
+        self.seconds.append(result.seconds * 1000)
+        if not result.ok:
+            self.examples[f"{what}: {result.status} {result.error[:100]}"] += 1
+
+    @property
+    def server_errors(self) -> int:
+        return sum(count for status, count in self.by_status.items() if status >= 500)
+
+    @property
+    def other_non_2xx(self) -> int:
+        return sum(c for status, c in self.by_status.items() if status < 200 or 300 <= status < 500)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "requests": self.requests,
+            "2xx": sum(c for s, c in self.by_status.items() if 200 <= s < 300),
+            "5xx": self.server_errors,
+            "other_non_2xx": self.other_non_2xx,
+            "no_answer": sum(self.no_answer.values()),
+            "by_status": {str(k): v for k, v in sorted(self.by_status.items())},
+            "latency_ms": summary(self.seconds),
+            "examples": dict(self.examples.most_common(5)),
+        }
+
+
+# ------------------------------------------------------------------ server processes
+
+
+class ProcessMonitor:
+    """CPU seconds and RSS of process trees, sampled every 0.5 s in a thread."""
+
+    def __init__(self) -> None:
+        self.roots: dict[str, int] = {}
+        self._processes: dict[int, psutil.Process] = {}
+        self._cpu: dict[int, float] = {}
+        self._group: dict[int, str] = {}
+        self.peak_rss = 0
+        self.peak_rss_by_group: Counter[str] = Counter()
+        self.cpu_total = 0.0
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def add(self, name: str, pid: int) -> None:
+        with self._lock:
+            self.roots[name] = pid
+
+    def sample(self) -> float:
+        """Take a sample now; returns CPU seconds used so far by every process seen."""
+        with self._lock:
+            rss_by_group: Counter[str] = Counter()
+            for name, pid in self.roots.items():
+                try:
+                    root = self._process(pid)
+                    tree = [root, *root.children(recursive=True)]
+                except (psutil.Error, OSError):
+                    continue
+                for process in tree:
+                    try:
+                        with process.oneshot():
+                            times = process.cpu_times()
+                            rss = process.memory_info().rss
+                    except (psutil.Error, OSError):
+                        continue
+                    self._cpu[process.pid] = times.user + times.system
+                    self._group[process.pid] = name
+                    rss_by_group[name] += rss
+            total_rss = sum(rss_by_group.values())
+            self.peak_rss = max(self.peak_rss, total_rss)
+            for name, rss in rss_by_group.items():
+                self.peak_rss_by_group[name] = max(self.peak_rss_by_group[name], rss)
+            self.cpu_total = sum(self._cpu.values())
+            return self.cpu_total
+
+    def cpu_by_group(self) -> dict[str, float]:
+        with self._lock:
+            result: dict[str, float] = {}
+            for pid, seconds in self._cpu.items():
+                result[self._group[pid]] = result.get(self._group[pid], 0.0) + seconds
+            return {name: round(seconds, 1) for name, seconds in result.items()}
+
+    def _process(self, pid: int) -> psutil.Process:
+        process = self._processes.get(pid)
+        if process is None or not process.is_running():
+            process = self._processes[pid] = psutil.Process(pid)
+        return process
+
+    def start(self) -> None:
+        def loop() -> None:
+            while not self._stop.wait(0.5):
+                self.sample()
+
+        self._thread = threading.Thread(target=loop, name="process-monitor", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+
+@dataclass
+class Started:
+    name: str
+    process: subprocess.Popen[bytes]
+    log_path: Path
+
+
+class Site:
+    """The site under test: started here (embedded or production) or given by ``--url``."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args = args
+        self.mode: str = "url" if args.url else args.mode
+        self.urls: list[str] = [url.rstrip("/") for url in args.url or []]
+        self.tmp = Path(tempfile.mkdtemp(prefix="boggle-load-"))
+        self.stats_dir: Path | None = None
+        self.processes: list[Started] = []
+        self.monitor = ProcessMonitor()
+        self.postgres_db: str | None = None
+        self.redis_url: str | None = None
+        self.notes: list[str] = []
+        self.ready = False
+
+    # -- starting
+
+    def base_env(self) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if k not in MODE_VARIABLES}
+        env.update(
+            DJANGO_SETTINGS_MODULE="boggle_site.settings",
+            PYTHONUNBUFFERED="1",
+            DJANGO_SECRET_KEY=secrets.token_urlsafe(50),
+            DJANGO_ALLOWED_HOSTS=ALLOWED_HOSTS,
+        )
+        env.setdefault("DJANGO_LOG_LEVEL", "WARNING")
+        return env
+
+    def start(self) -> None:
+        if self.mode == "url":
+            log(f"using the running site at {', '.join(self.urls)} (nothing started)")
+            return
+        self.stats_dir = self.tmp / "statements"
+        self.stats_dir.mkdir()
+        env = self.base_env()
+        if self.mode == "embedded":
+            env["DATABASE_URL"] = f"sqlite:///{self.tmp / 'db.sqlite3'}"
+        else:
+            env.update(self._production_services())
+        self._setup(env)
+        run_env = {**env, STATS_VARIABLE: str(self.stats_dir)}
+        venv_bin = Path(sys.executable).parent
+        daphnes = 1 if self.mode == "embedded" else self.args.daphnes
+        for _ in range(daphnes):
+            port = free_port()
+            self._spawn(
+                f"daphne-{port}",
+                [
+                    str(venv_bin / "daphne"),
+                    "-b",
+                    "127.0.0.1",
+                    "-p",
+                    str(port),
+                    "boggle_site.asgi:application",
+                ],
+                run_env,
+            )
+            self.urls.append(f"http://127.0.0.1:{port}")
+        if self.mode == "production":
+            celery = str(venv_bin / "celery")
+            self._spawn(
+                "celery-worker",
+                [celery, "-A", "boggle_site", "worker", "-l", "warning", "--concurrency", "2"],
+                run_env,
+            )
+            self._spawn(
+                "celery-beat",
+                [
+                    celery,
+                    "-A",
+                    "boggle_site",
+                    "beat",
+                    "-l",
+                    "warning",
+                    "-s",
+                    str(self.tmp / "beat-schedule"),
+                ],
+                run_env,
+            )
+        self.monitor.start()
+        for url in self.urls:
+            self._wait_ready(url)
+        if self.mode == "production":
+            self._wait_worker()
+        log(f"site up: {self.mode}, {', '.join(self.urls)}")
+
+    def _production_services(self) -> dict[str, str]:
+        services = subprocess.run(
+            [str(REPO / "bin" / "services")], capture_output=True, text=True, check=False
+        )
+        for line in services.stdout.splitlines():
+            log(line)
+        if services.returncode != 0:
+            raise SystemExit("load: PostgreSQL or Redis is not reachable (bin/services failed)")
+        import psycopg
+        import redis
+        from psycopg import sql
+
+        name = f"boggle_load_{uuid.uuid4().hex[:12]}"
+        with psycopg.connect(self.args.postgres_url, autocommit=True, connect_timeout=5) as conn:
+            conn.execute(sql.SQL("create database {}").format(sql.Identifier(name)))
+        self.postgres_db = name
+        self.redis_url = f"{self.args.redis_url.rstrip('/')}/{self.args.redis_db}"
+        redis.Redis.from_url(self.redis_url).flushdb()
+        log(f"PostgreSQL database {name} created; Redis {self.redis_url} flushed")
+        return {
+            "DATABASE_URL": self.args.postgres_url.rsplit("/", 1)[0] + "/" + name,
+            "REDIS_URL": self.redis_url,
+            "BOGGLE_DICTIONARY_DIR": str(REPO / "var" / "dictionaries"),
+        }
+
+    def _setup(self, env: dict[str, str]) -> None:
+        for name, command in (
+            ("solver-build", [sys.executable, "-m", "solver", "build"]),
+            ("migrate", [sys.executable, "manage.py", "migrate", "--noinput"]),
+        ):
+            log(f"{' '.join(command[1:])} ...")
+            result = subprocess.run(
+                command, cwd=REPO, env=env, capture_output=True, text=True, check=False
+            )
+            (self.tmp / f"{name}.log").write_text(result.stdout + result.stderr)
+            if result.returncode != 0:
+                tail = (result.stdout + result.stderr)[-3000:]
+                raise SystemExit(f"load: {name} failed ({result.returncode}):\n{tail}")
+
+    def _spawn(self, name: str, command: list[str], env: dict[str, str]) -> None:
+        log_path = self.tmp / f"{name}.log"
+        with log_path.open("ab") as output:
+            process = subprocess.Popen(
+                command,
+                cwd=REPO,
+                env=env,
+                stdout=output,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,  # its own process group: stop() ends it and its children
+            )
+        self.processes.append(Started(name, process, log_path))
+        self.monitor.add(name, process.pid)
+
+    def _wait_ready(self, url: str, timeout: float = 90.0) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            self.check_alive()
+            if http_call(url, "GET", "/api/dictionaries", timeout=5).status == 200:
+                return
+            time.sleep(0.25)
+        raise SystemExit(f"load: {url} did not answer GET /api/dictionaries within {timeout} s")
+
+    def _wait_worker(self, timeout: float = 60.0) -> None:
+        """Wait until the Celery worker answers a control ping through the broker."""
+        from celery import Celery
+
+        app = Celery(broker=self.redis_url)
+        deadline = time.monotonic() + timeout
+        try:
+            while time.monotonic() < deadline:
+                self.check_alive()
+                with contextlib.suppress(Exception):
+                    if app.control.ping(timeout=1.0):
+                        return
+                time.sleep(0.5)
+        finally:
+            with contextlib.suppress(Exception):
+                app.close()
+        self.notes.append(f"the Celery worker did not answer a ping within {timeout:.0f} s")
+
+    def check_alive(self) -> None:
+        """Stop the run when a process it started has exited during start-up."""
+        dead = [s.name for s in self.processes if s.process.poll() is not None]
+        if dead:
+            logs = "\n".join(f"--- {s.name}:\n{self.log_tail(s)}" for s in self.processes)
+            raise SystemExit(f"load: {', '.join(dead)} exited during start-up\n{logs}")
+
+    @staticmethod
+    def log_tail(started: Started, chars: int = 2000) -> str:
+        try:
+            return started.log_path.read_text(errors="replace")[-chars:]
+        except OSError:
+            return ""
+
+    # -- measuring
+
+    def statements(self) -> dict[str, Any] | None:
+        """Statement totals over every server process's file (None without files)."""
+        if self.stats_dir is None:
+            return None
+        total: Counter[str] = Counter()
+        kinds: Counter[str] = Counter()
+        transaction: Counter[str] = Counter()
+        files = 0
+        for path in self.stats_dir.glob("statements-*.json"):
+            try:
+                data = json.loads(path.read_text())
+            except (OSError, ValueError):
+                continue
+            files += 1
+            total["statements"] += int(data.get("statements", 0))
+            kinds.update(data.get("by_kind", {}))
+            transaction.update(data.get("transaction", {}))
+        return {
+            "files": files,
+            "statements": total["statements"],
+            "by_kind": kinds,
+            "transaction": transaction,
+        }
+
+    def server_logs(self) -> dict[str, Any]:
+        """Error lines in the started processes' logs."""
+        errors: Counter[str] = Counter()
+        lines = tracebacks = 0
+        pattern = re.compile(r"\b(ERROR|CRITICAL)\b")
+        for started in self.processes:
+            try:
+                text = started.log_path.read_text(errors="replace")
+            except OSError:
+                continue
+            for line in text.splitlines():
+                if line.startswith("Traceback"):
+                    tracebacks += 1
+                elif pattern.search(line):
+                    lines += 1
+                    short = re.sub(r"^\d{4}-\d\d-\d\d [\d:,.]+ ", "", line.strip())[:160]
+                    errors[f"{started.name}: {short}"] += 1
+        return {
+            "error_lines": lines,
+            "tracebacks": tracebacks,
+            "most_common": dict(errors.most_common(5)),
+        }
+
+    # -- stopping
+
+    def stop(self) -> None:
+        self.monitor.stop()
+        for started in reversed(self.processes):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(started.process.pid, signal.SIGTERM)
+        deadline = time.monotonic() + 10
+        for started in self.processes:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                started.process.wait(timeout=max(0.1, deadline - time.monotonic()))
+        for started in self.processes:
+            # The group may hold children still (Celery's pool) even when the leader is gone.
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(started.process.pid, signal.SIGKILL)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                started.process.wait(timeout=5)
+        if self.postgres_db:
+            try:
+                import psycopg
+                from psycopg import sql
+
+                with psycopg.connect(
+                    self.args.postgres_url, autocommit=True, connect_timeout=5
+                ) as conn:
+                    conn.execute(
+                        sql.SQL("drop database if exists {} with (force)").format(
+                            sql.Identifier(self.postgres_db)
+                        )
+                    )
+                log(f"PostgreSQL database {self.postgres_db} dropped")
+            except Exception as error:
+                log(f"could not drop PostgreSQL database {self.postgres_db}: {error}")
+        if self.redis_url:
+            try:
+                import redis
+
+                redis.Redis.from_url(self.redis_url).flushdb()
+            except Exception as error:
+                log(f"could not flush {self.redis_url}: {error}")
+        if self.args.keep_tmp:
+            log(f"logs and files kept in {self.tmp}")
+        else:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+# ------------------------------------------------------------------------ the players
+
+
+@dataclass
+class Pending:
+    word: str
+    round_number: int
+    sent_perf: float  # time.perf_counter() when the player meant to send it
+    first_sent_wall: float | None = None  # when a send first went out on a socket
+    resent: bool = False  # sent again after a reconnect
+
+
+@dataclass
+class Metrics:
+    verdict_ms: list[float] = field(default_factory=list)
+    verdicts: Counter[str] = field(default_factory=Counter)
+    errors: Counter[str] = field(default_factory=Counter)  # every error reply, by code
+    submit_errors: Counter[str] = field(default_factory=Counter)
+    words_sent: Counter[str] = field(default_factory=Counter)
+    words_unsent: int = 0  # meant to be sent while the socket was down, sent later
+    send_lag_ms: list[float] = field(default_factory=list)
+    round_ended_ms: list[float] = field(default_factory=list)
+    round_ended_never: int = 0
+    round_ended_by_sync: int = 0
+    round_ended_not_even_sync: int = 0
+    round_ended_later: int = 0  # arrived as an event after the wait
+    in_time_round_over: int = 0
+    in_time_round_over_examples: list[str] = field(default_factory=list)
+    resent_round_over: int = 0
+    lost_missing: int = 0
+    lost_missing_examples: list[str] = field(default_factory=list)
+    never_answered: int = 0
+    never_sent: int = 0  # of those, never went out (the socket was down)
+    answered_after_drain: int = 0
+    in_results_not_seen_accepted: int = 0
+    results_unavailable: int = 0
+    missed_events: int = 0
+    missed_events_reconnected: int = 0  # of those, on clients that reconnected
+    clients_with_gaps: int = 0
+    missed_by_type: Counter[str] = field(default_factory=Counter)
+    received: Counter[Any] = field(default_factory=Counter)  # messages by type
+    out_of_order: int = 0
+    duplicate_events: int = 0
+    connect_failures: Counter[str] = field(default_factory=Counter)
+    socket_drops: Counter[str] = field(default_factory=Counter)
+    reconnects: int = 0
+    reconnect_failures: Counter[str] = field(default_factory=Counter)
+    odd: Counter[str] = field(default_factory=Counter)
+    round_started_missed: int = 0  # client had to sync to learn the round had started
+    round_never_started_for_client: int = 0
+    rounds_not_started: list[str] = field(default_factory=list)
+    accepted_in_window: int = 0
+    accepted_total: int = 0
+
+
+class Run:
+    """Shared state of one load run."""
+
+    def __init__(self, args: argparse.Namespace, site: Site) -> None:
+        self.args = args
+        self.site = site
+        self.metrics = Metrics()
+        self.game_http = HttpTally()
+        self.burst_http = HttpTally()
+        self.rng = random.Random(args.seed)
+        self.window_open = False
+        self.closing = False
+        self.phase = "setting up"
+        self.pool = ThreadPoolExecutor(max_workers=64, thread_name_prefix="http")
+        self.lexicons: dict[str, Lexicon] = {}
+        self.solutions: dict[tuple[str, str, int], list[str]] = {}
+        self._next_url = 0
+
+    def url(self) -> str:
+        url = self.site.urls[self._next_url % len(self.site.urls)]
+        self._next_url += 1
+        return url
+
+    async def http(
+        self,
+        what: str,
+        method: str,
+        path: str,
+        body: dict[str, Any] | None = None,
+        token: str | None = None,
+        base: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> HttpResult:
+        loop = asyncio.get_running_loop()
+        base = base or self.url()
+        result = await loop.run_in_executor(
+            self.pool,
+            lambda: http_call(base, method, path, body, token, idempotency_key=idempotency_key),
+        )
+        self.game_http.record(what, result)
+        return result
+
+    def solution(self, round_: dict[str, Any]) -> list[str]:
+        """The words the round's board spells, by the repository's solver (cached)."""
+        key = (
+            str(round_.get("board")),
+            str(round_.get("dictionary")),
+            int(round_.get("min_length") or 3),
+        )
+        words = self.solutions.get(key)
+        if words is None:
+            try:
+                lexicon = self.lexicon(key[1])
+                words = [found.word for found in solve(parse_board(key[0]), lexicon, key[2]).words]
+            except Exception as error:
+                self.metrics.odd[f"could not solve the board: {type(error).__name__}"] += 1
+                words = []
+            self.solutions[key] = words
+        return words
+
+    def lexicon(self, name: str) -> Lexicon:
+        lexicon = self.lexicons.get(name)
+        if lexicon is None:
+            lexicon = self.lexicons[name] = dictionaries.load(name)
+        return lexicon
+
+
+class Room:
+    def __init__(self, index: int, size: int) -> None:
+        self.index = index
+        self.size = size
+        self.code: str | None = None
+        self.players: list[Player] = []
+        self.host: Player | None = None
+        self.max_version = 0
+        self.version_types: dict[int, str] = {}  # as some client of the room saw it
+        self.round_info: dict[int, dict[str, Any]] = {}
+        self.round_seen: dict[int, asyncio.Event] = {}
+        self.start_settled: dict[int, asyncio.Event] = {}
+        self.start_failed: dict[int, str] = {}
+
+    def seen_event(self, number: int) -> asyncio.Event:
+        return self.round_seen.setdefault(number, asyncio.Event())
+
+    def settled_event(self, number: int) -> asyncio.Event:
+        return self.start_settled.setdefault(number, asyncio.Event())
+
+    def note_round(self, round_: dict[str, Any]) -> None:
+        number = round_.get("number")
+        if isinstance(number, int) and number not in self.round_info:
+            self.round_info[number] = round_
+            self.seen_event(number).set()
+
+
+class Player:
+    """One player: an HTTP identity and one websocket."""
+
+    def __init__(self, run: Run, room: Room, index: int, base: str) -> None:
+        self.run = run
+        self.m = run.metrics
+        self.room = room
+        self.index = index
+        self.base = base
+        self.nickname = f"p{index}"
+        self.id: int | None = None
+        self.token: str | None = None
+        self.ws: ClientConnection | None = None
+        self.connected = asyncio.Event()
+        self.gone = False  # closed for good (refused, kicked, given up)
+        self.reconnected = False
+        self.reader: asyncio.Task[None] | None = None
+        self.first_version: int | None = None
+        self.seen: set[int] = set()
+        self.max_seen = 0
+        self.rounds: dict[int, dict[str, Any]] = {}
+        self.round_started: dict[int, asyncio.Event] = {}
+        self.round_ended_at: dict[int, float] = {}
+        self.round_ended_event: dict[int, asyncio.Event] = {}
+        self.round_end_given_up: set[int] = set()
+        self.ends_at: dict[int, float] = {}
+        self.pending: dict[str, Pending] = {}
+        self.outstanding: Counter[int] = Counter()
+        self.abandoned: set[str] = set()
+        self.answered: set[str] = set()
+        self.accepted: dict[int, set[str]] = {}
+        self.waiters: dict[str, asyncio.Future[dict[str, Any] | None]] = {}
+        self._request = 0
+
+    # -- HTTP
+
+    async def create(self, round_seconds: int) -> bool:
+        body = {"nickname": self.nickname, "settings": {"round_seconds": round_seconds}}
+        key = uuid.uuid4().hex  # a retry is the same request (docs/api.md, retrying)
+        for _ in range(3):
+            result = await self.run.http(
+                "create room", "POST", "/api/rooms", body, idempotency_key=key
+            )
+            if result.ok and self._credentials(result.body):
+                self.room.code = result.body["room"]["code"]
+                return True
+            if 400 <= result.status < 500:
+                return False
+            await asyncio.sleep(1)
+        return False
+
+    async def join(self) -> bool:
+        body = {"nickname": self.nickname}
+        path = f"/api/rooms/{self.room.code}/join"
+        key = uuid.uuid4().hex
+        for attempt in range(3):
+            result = await self.run.http("join room", "POST", path, body, idempotency_key=key)
+            if result.ok and self._credentials(result.body):
+                return True
+            if 400 <= result.status < 500:
+                if attempt and result.status == 409:
+                    self.m.odd["a retried join (same Idempotency-Key) answered 409"] += 1
+                return False
+            await asyncio.sleep(1)
+        return False
+
+    def _credentials(self, body: Any) -> bool:
+        try:
+            self.id = int(body["player"]["id"])
+            self.token = str(body["player"]["token"])
+            return True
+        except (KeyError, TypeError, ValueError):
+            self.m.odd["HTTP answer without player id/token"] += 1
+            return False
+
+    # -- websocket
+
+    def ws_url(self) -> str:
+        return (
+            self.base.replace("http://", "ws://", 1).replace("https://", "wss://", 1)
+            + f"/ws/rooms/{self.room.code}/?token={self.token}"
+        )
+
+    async def _connect(self) -> tuple[ClientConnection | None, str]:
+        """Open the socket and read its first message: (socket, "") once a ``state`` came,
+        else (None, why); "refused: ..." when the server said not to come back."""
+        try:
+            ws = await connect(
+                self.ws_url(),
+                compression=None,  # as cheap for the client as it can be
+                open_timeout=60,
+                ping_interval=None,  # the server decides when a socket is dead, not this client
+                close_timeout=2,
+                max_size=None,
+                max_queue=1024,
+                proxy=None,
+            )
+        except Exception as error:
+            return None, type(error).__name__
+        try:
+            first = await asyncio.wait_for(ws.recv(), 60)
+        except Exception as error:
+            with contextlib.suppress(Exception):
+                await ws.close()
+            return None, f"closed before the first message: {type(error).__name__} {ws.close_code}"
+        self.ws = ws
+        if self.handle(first) == "state":
+            return ws, ""
+        with contextlib.suppress(Exception):
+            await ws.close()
+        self.ws = None
+        return None, f"refused: {str(first)[:80]}"
+
+    async def open(self) -> bool:
+        """Connect and read the first ``state`` (three tries); True when playing."""
+        for attempt in range(3):
+            ws, why = await self._connect()
+            if ws is not None and self.first_version is not None:
+                self.connected.set()
+                self.reader = asyncio.create_task(self.read())
+                return True
+            self.m.connect_failures[why or "no state version"] += 1
+            if why.startswith("refused"):
+                return False
+            await asyncio.sleep(1 + attempt)
+        return False
+
+    async def read(self) -> None:
+        while True:
+            ws = self.ws
+            if ws is None:
+                return
+            try:
+                async for raw in ws:
+                    self.handle(raw)
+            except ConnectionClosed:
+                pass
+            except Exception as error:
+                self.m.odd[f"reader: {type(error).__name__}"] += 1
+            self.connected.clear()
+            if self.run.closing:
+                return
+            code = ws.close_code
+            self.m.socket_drops[f"{code} ({self.run.phase})"] += 1
+            self.fail_waiters()  # their answers went with the socket
+            if code in CLOSE_NO_RECONNECT or not await self.reconnect():
+                self.gone = True
+                self.fail_waiters()
+                return
+
+    async def reconnect(self) -> bool:
+        """Reconnect with backoff as docs/api.md says; resend unanswered entries."""
+        delay = 1.0
+        for _ in range(6):
+            await asyncio.sleep(delay)
+            delay = min(30.0, delay * 2)
+            if self.run.closing:
+                return False
+            ws, why = await self._connect()
+            if ws is None:
+                self.m.reconnect_failures[why] += 1
+                if why.startswith("refused"):
+                    return False
+                continue
+            self.m.reconnects += 1
+            self.connected.set()
+            self.reconnected = True
+            for client_id, entry in list(self.pending.items()):
+                entry.resent = True
+                await self.send_entry(client_id, entry)
+            return True
+        return False
+
+    async def send(self, message: dict[str, Any]) -> bool:
+        ws = self.ws
+        if ws is None or not self.connected.is_set():
+            return False
+        try:
+            await ws.send(json.dumps(message))
+            return True
+        except Exception:
+            return False
+
+    async def request(self, message: dict[str, Any], timeout: float) -> dict[str, Any] | None:
+        """Send a message with a request_id; its direct answer, or None."""
+        self._request += 1
+        request_id = f"r{self._request}"
+        future: asyncio.Future[dict[str, Any] | None] = asyncio.get_running_loop().create_future()
+        self.waiters[request_id] = future
+        try:
+            if not await self.send({**message, "request_id": request_id}):
+                return None
+            return await asyncio.wait_for(future, max(0.1, timeout))
+        except TimeoutError:
+            return None
+        finally:
+            self.waiters.pop(request_id, None)
+
+    def fail_waiters(self) -> None:
+        for future in self.waiters.values():
+            if not future.done():
+                future.set_result(None)
+
+    # -- messages in (keep it small: this runs for every frame)
+
+    def handle(self, raw: str | bytes) -> Any:
+        """Take one message in; returns its type."""
+        try:
+            message = json.loads(raw)
+        except ValueError:
+            self.m.odd["unparseable message"] += 1
+            return None
+        if not isinstance(message, dict):
+            self.m.odd["message not an object"] += 1
+            return None
+        kind = message.get("type")
+        self.m.received[kind] += 1
+        version = message.get("version")
+        if version is not None and kind != "state":
+            self.note_version(version, kind)
+        request_id = message.get("request_id")
+        if kind == "verdict":
+            self.on_verdict(message)
+        elif kind == "round.counts":
+            pass
+        elif kind == "state":
+            self.on_state(message)
+        elif kind == "round.started":
+            self.on_round(message.get("round"))
+        elif kind == "round.ended":
+            self.on_round_ended(message)
+        elif kind == "error":
+            self.on_error(message)
+        elif kind not in KNOWN_TYPES:
+            self.m.odd[f"unknown message type {kind!r}"] += 1
+        if request_id is not None and kind != "verdict":
+            future = self.waiters.get(str(request_id))
+            if future is not None and not future.done():
+                future.set_result(message)
+        return kind
+
+    def note_version(self, version: Any, kind: Any) -> None:
+        if not isinstance(version, int):
+            self.m.odd["event version not an integer"] += 1
+            return
+        if version in self.seen:
+            self.m.duplicate_events += 1
+            return
+        self.seen.add(version)
+        self.room.version_types.setdefault(version, str(kind))
+        if self.first_version is not None and self.first_version < version < self.max_seen:
+            self.m.out_of_order += 1
+        if version > self.max_seen:
+            self.max_seen = version
+            if version > self.room.max_version:
+                self.room.max_version = version
+
+    def on_state(self, message: dict[str, Any]) -> None:
+        state = message.get("state")
+        if not isinstance(state, dict) or not isinstance(state.get("version"), int):
+            self.m.odd["state without a version"] += 1
+            return
+        version = state["version"]
+        if self.first_version is None:
+            self.first_version = version
+            self.max_seen = max(self.max_seen, version)
+        self.room.max_version = max(self.room.max_version, version)
+        round_ = state.get("round")
+        if isinstance(round_, dict) and round_.get("status") == "running":
+            self.room.note_round(round_)
+
+    def on_round(self, round_: Any) -> None:
+        if not isinstance(round_, dict) or not isinstance(round_.get("number"), int):
+            self.m.odd["round.started without a round"] += 1
+            return
+        number = round_["number"]
+        self.rounds.setdefault(number, round_)
+        self.started_event(number).set()
+        self.room.note_round(round_)
+
+    def on_round_ended(self, message: dict[str, Any]) -> None:
+        now = time.time()
+        try:
+            number = int(message["results"]["round"]["number"])
+        except (KeyError, TypeError, ValueError):
+            self.m.odd["round.ended without results.round.number"] += 1
+            return
+        if number in self.round_ended_at:
+            return
+        self.round_ended_at[number] = now
+        if number in self.round_end_given_up:
+            self.m.round_ended_later += 1
+        self.ended_event(number).set()
+
+    def on_verdict(self, message: dict[str, Any]) -> None:
+        client_id = message.get("client_id")
+        entry = self.pending.pop(client_id, None) if isinstance(client_id, str) else None
+        if entry is None:
+            if client_id in self.abandoned:
+                self.m.answered_after_drain += 1
+            elif client_id not in self.answered:
+                self.m.odd["verdict for an unknown client_id"] += 1
+            return
+        self.answered.add(str(client_id))
+        self.outstanding[entry.round_number] -= 1
+        self.m.verdict_ms.append((time.perf_counter() - entry.sent_perf) * 1000)
+        verdict = message.get("verdict")
+        self.m.verdicts[str(verdict)] += 1
+        if verdict == "accepted":
+            self.accepted.setdefault(entry.round_number, set()).add(str(message.get("word")))
+            self.m.accepted_total += 1
+            if self.run.window_open:
+                self.m.accepted_in_window += 1
+        elif verdict == "round_over":
+            ends_at = self.ends_at.get(entry.round_number)
+            sent = entry.first_sent_wall
+            if ends_at is None or sent is None or sent > ends_at - IN_TIME_MARGIN_SECONDS:
+                return
+            if entry.resent:
+                # Maybe lost with the dropped socket, resent late: round_over is then right.
+                self.m.resent_round_over += 1
+                return
+            self.m.in_time_round_over += 1
+            if len(self.m.in_time_round_over_examples) < 5:
+                answered = time.time() - ends_at
+                self.m.in_time_round_over_examples.append(
+                    f"{entry.word!r} sent {ends_at - sent:.2f} s before ends_at,"
+                    f" answered {answered:+.2f} s after it"
+                )
+
+    def on_error(self, message: dict[str, Any]) -> None:
+        code = str(message.get("code"))
+        self.m.errors[code] += 1
+        request_id = message.get("request_id")
+        entry = self.pending.pop(request_id, None) if isinstance(request_id, str) else None
+        if entry is not None:
+            self.answered.add(str(request_id))
+            self.outstanding[entry.round_number] -= 1
+            self.m.submit_errors[code] += 1
+
+    # -- a round
+
+    def started_event(self, number: int) -> asyncio.Event:
+        return self.round_started.setdefault(number, asyncio.Event())
+
+    def ended_event(self, number: int) -> asyncio.Event:
+        return self.round_ended_event.setdefault(number, asyncio.Event())
+
+    async def sync_state(self, timeout: float) -> dict[str, Any] | None:
+        answer = await self.request({"type": "sync"}, timeout)
+        if answer is None or answer.get("type") != "state":
+            return None
+        state = answer.get("state")
+        return state if isinstance(state, dict) else None
+
+    async def wait_round_started(self, number: int) -> dict[str, Any] | None:
+        deadline = time.monotonic() + 120
+        synced = False
+        event = self.started_event(number)
+        while not self.gone:
+            if number in self.rounds:
+                return self.rounds[number]
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(event.wait(), 0.5)
+            if number in self.rounds:
+                return self.rounds[number]
+            known = self.room.round_info.get(number)
+            if (
+                known
+                and not synced
+                and isinstance(known.get("starts_at"), int)
+                and time.time() > known["starts_at"] / 1000 + 1
+            ):
+                # Others have the round and it has started: this client missed the event.
+                synced = True
+                self.m.round_started_missed += 1
+                state = await self.sync_state(30)
+                round_ = state.get("round") if state else None
+                if isinstance(round_, dict) and round_.get("number") == number:
+                    self.rounds.setdefault(number, round_)
+                    return round_
+            if time.monotonic() > deadline:
+                break
+        self.m.round_never_started_for_client += 1
+        return None
+
+    async def play_round(self, number: int) -> None:
+        await self.room.settled_event(number).wait()
+        if number in self.room.start_failed or self.gone:
+            return
+        round_ = await self.wait_round_started(number)
+        if round_ is None:
+            return
+        starts_at, ends_at = round_.get("starts_at"), round_.get("ends_at")
+        if not isinstance(starts_at, int) or not isinstance(ends_at, int):
+            self.m.odd["running round without starts_at/ends_at"] += 1
+            return
+        starts, ends = starts_at / 1000, ends_at / 1000
+        self.ends_at[number] = ends
+        await self.send_words(number, round_, starts, ends)
+        await self.wait_round_end(number, ends)
+        await self.drain(number, ends)
+
+    async def send_words(
+        self, number: int, round_: dict[str, Any], starts: float, ends: float
+    ) -> None:
+        args = self.run.args
+        rng = self.run.rng
+        fresh = list(self.run.solution(round_))
+        rng.shuffle(fresh)
+        used: list[str] = []
+        interval = 1.0 / args.words_per_second
+        scheduled = starts + rng.uniform(0.0, interval)
+        k = 0
+        while scheduled < ends and not self.gone:
+            delay = scheduled - time.time()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            now = time.time()
+            if now >= ends:
+                break
+            self.m.send_lag_ms.append((now - scheduled) * 1000)
+            draw = rng.random()
+            if draw < args.garbage_share or not (fresh or used):
+                kind, word = "garbage", self.garbage(rng)
+            elif (draw < args.garbage_share + args.repeat_share and used) or not fresh:
+                kind, word = "repeat", rng.choice(used)
+            else:
+                kind, word = "real", fresh.pop()
+                used.append(word)
+            client_id = f"{self.id}-{number}-{k}"
+            k += 1
+            entry = Pending(word, number, time.perf_counter())
+            self.pending[client_id] = entry
+            self.outstanding[number] += 1
+            self.m.words_sent[kind] += 1
+            if not await self.send_entry(client_id, entry):
+                self.m.words_unsent += 1
+            scheduled += interval
+
+    @staticmethod
+    def garbage(rng: random.Random) -> str:
+        letters = "".join(rng.choice(GARBAGE_LETTERS) for _ in range(rng.randint(4, 7)))
+        return letters if rng.random() < 0.8 else letters[:2] + "1" + letters[2:]
+
+    async def send_entry(self, client_id: str, entry: Pending) -> bool:
+        now = time.time()
+        sent = await self.send(
+            {"type": "submit", "word": entry.word, "client_id": client_id, "request_id": client_id}
+        )
+        if sent and entry.first_sent_wall is None:
+            entry.first_sent_wall = now
+        return sent
+
+    async def wait_round_end(self, number: int, ends: float) -> None:
+        wait_until = ends + self.run.args.round_end_wait
+        event = self.ended_event(number)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(event.wait(), max(0.0, wait_until - time.time()))
+        arrived = self.round_ended_at.get(number)
+        if arrived is not None and arrived <= wait_until:
+            self.m.round_ended_ms.append((arrived - ends) * 1000)
+            return
+        self.round_end_given_up.add(number)
+        self.m.round_ended_never += 1
+        state = await self.sync_state(max(5.0, ends + self.run.args.drain_seconds - time.time()))
+        round_ = state.get("round") if state else None
+        if (
+            isinstance(round_, dict)
+            and round_.get("number") == number
+            and round_.get("status") == "ended"
+        ):
+            self.m.round_ended_by_sync += 1
+        else:
+            self.m.round_ended_not_even_sync += 1
+
+    async def drain(self, number: int, ends: float) -> None:
+        deadline = ends + self.run.args.drain_seconds
+        while self.outstanding[number] > 0 and time.time() < deadline and not self.gone:
+            await asyncio.sleep(0.2)
+        for client_id, entry in list(self.pending.items()):
+            if entry.round_number == number:
+                del self.pending[client_id]
+                self.abandoned.add(client_id)
+                self.m.never_answered += 1
+                if entry.first_sent_wall is None:
+                    self.m.never_sent += 1
+        self.outstanding[number] = 0
+
+
+# ------------------------------------------------------------------------ the phases
+
+
+def _released_post(
+    barrier: threading.Barrier, base: str, path: str, body: dict[str, Any]
+) -> HttpResult:
+    """Wait for every other thread of the burst, then POST."""
+    with contextlib.suppress(threading.BrokenBarrierError):
+        barrier.wait(timeout=30)
+    return http_call(base, "POST", path, body)
+
+
+async def burst(run: Run) -> None:
+    """Three times over: 40 joins of one room and 10 creations released at one instant."""
+    loop = asyncio.get_running_loop()
+    size = BURST_JOINS + BURST_CREATIONS
+    with ThreadPoolExecutor(max_workers=size, thread_name_prefix="burst") as pool:
+        for time_ in range(1, BURST_TIMES + 1):
+            # The room to join, made beforehand (counted with the game's HTTP, not the burst's).
+            setup = await run.http(
+                "burst set-up: create the room", "POST", "/api/rooms", {"nickname": "burst host"}
+            )
+            try:
+                code = str(setup.body["room"]["code"])
+            except (KeyError, TypeError):
+                log(f"burst {time_}: could not create its room ({setup.status} {setup.error})")
+                continue
+            barrier = threading.Barrier(size)
+            calls: list[tuple[str, str, dict[str, Any], str]] = []
+            for index in range(BURST_JOINS):
+                calls.append(
+                    (
+                        "burst: join",
+                        f"/api/rooms/{code}/join",
+                        {"nickname": f"b{time_}-{index}"},
+                        run.url(),
+                    )
+                )
+            for index in range(BURST_CREATIONS):
+                calls.append(("burst: create", "/api/rooms", {"nickname": f"c{index}"}, run.url()))
+
+            results = await asyncio.gather(
+                *(
+                    loop.run_in_executor(pool, _released_post, barrier, base, path, body)
+                    for _, path, body, base in calls
+                )
+            )
+            for (what, *_), result in zip(calls, results, strict=True):
+                run.burst_http.record(what, result)
+            bad = sum(1 for result in results if not result.ok)
+            log(f"burst {time_}/{BURST_TIMES}: {len(results)} requests, {bad} not 2xx")
+
+
+async def set_up_rooms(run: Run) -> list[Room]:
+    args = run.args
+    rooms: list[Room] = []
+    index = 0
+    while index < args.players:
+        room = Room(len(rooms), min(args.room_size, args.players - index))
+        for _ in range(room.size):
+            room.players.append(Player(run, room, index, run.site.urls[index % len(run.site.urls)]))
+            index += 1
+        rooms.append(room)
+
+    async def fill(room: Room) -> None:
+        if not await room.players[0].create(args.round_seconds):
+            room.players = []
+            return
+        room.host = room.players[0]
+        joined = await asyncio.gather(*(player.join() for player in room.players[1:]))
+        room.players = [room.players[0]] + [
+            p for p, ok in zip(room.players[1:], joined, strict=True) if ok
+        ]
+
+    await asyncio.gather(*(fill(room) for room in rooms))
+    usable = [room for room in rooms if room.players]
+    players = sum(len(room.players) for room in usable)
+    log(f"rooms: {len(usable)} of {len(rooms)} created, {players} of {args.players} players in")
+    return usable
+
+
+async def connect_all(run: Run, rooms: list[Room]) -> int:
+    run.phase = "connecting"
+    players = [player for room in rooms for player in room.players]
+    opened = await asyncio.gather(*(player.open() for player in players))
+    for room in rooms:
+        room.players = [p for p in room.players if p.connected.is_set()]
+    connected = sum(opened)
+    log(f"websockets: {connected} of {len(players)} connected")
+    return connected
+
+
+async def start_room(run: Run, room: Room, number: int) -> None:
+    host = room.host
+    try:
+        if host is None or host.gone or not host.connected.is_set():
+            room.start_failed[number] = "the host is not connected"
+            return
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            answer = await host.request({"type": "start_round"}, deadline - time.monotonic())
+            if answer is None:
+                room.start_failed[number] = "no answer to start_round"
+                return
+            if answer.get("type") == "ok":
+                if answer.get("round_number") != number:
+                    room.start_failed[number] = f"started round {answer.get('round_number')}"
+                return
+            code = answer.get("code")
+            if code in ("wrong_round_state", "server_error", "rate_limited"):
+                await asyncio.sleep(1)
+                continue
+            room.start_failed[number] = f"start_round: {code}: {answer.get('message')}"
+            return
+        room.start_failed[number] = "start_round kept failing"
+    finally:
+        if number in room.start_failed:
+            run.metrics.rounds_not_started.append(
+                f"room {room.code} round {number}: {room.start_failed[number]}"
+            )
+        room.settled_event(number).set()
+
+
+@dataclass
+class Snapshot:
+    wall: float
+    statements: dict[str, Any] | None
+    server_cpu: float | None
+    client_cpu: float
+    machine_cpu: float  # busy CPU seconds of the whole machine so far
+
+
+async def take_snapshot(run: Run) -> Snapshot:
+    wall = time.time()
+    client_cpu = time.process_time()
+    statements = await asyncio.to_thread(run.site.statements)
+    server_cpu = await asyncio.to_thread(run.site.monitor.sample) if run.site.processes else None
+    return Snapshot(wall, statements, server_cpu, client_cpu, machine_busy_seconds())
+
+
+def machine_busy_seconds() -> float:
+    times = psutil.cpu_times()
+    return sum(times) - times.idle - getattr(times, "iowait", 0.0)
+
+
+@dataclass
+class Window:
+    seconds: float = 0.0
+    statements: Counter[str] = field(default_factory=Counter)
+    by_kind: Counter[str] = field(default_factory=Counter)
+    transaction: Counter[str] = field(default_factory=Counter)
+    idle_statements_per_second: float | None = None
+    server_cpu: float = 0.0
+    client_cpu: float = 0.0
+    machine_cpu: float = 0.0
+    measured: bool = False
+
+    def add(self, start: Snapshot, end: Snapshot) -> None:
+        self.seconds += end.wall - start.wall
+        self.client_cpu += end.client_cpu - start.client_cpu
+        self.machine_cpu += end.machine_cpu - start.machine_cpu
+        if start.server_cpu is not None and end.server_cpu is not None:
+            self.server_cpu += end.server_cpu - start.server_cpu
+        if start.statements and end.statements:
+            self.measured = True
+            self.statements["statements"] += (
+                end.statements["statements"] - start.statements["statements"]
+            )
+            self.by_kind.update(end.statements["by_kind"])
+            self.by_kind.subtract(start.statements["by_kind"])
+            self.transaction.update(end.statements["transaction"])
+            self.transaction.subtract(start.statements["transaction"])
+
+    async def measure_idle(self, run: Run, seconds: float = 3.0) -> None:
+        """Statements a second with every player connected and no round: the floor."""
+        if run.site.stats_dir is None:
+            return
+        await asyncio.sleep(1.0)  # let the connections' own work reach the files
+        before = await take_snapshot(run)
+        await asyncio.sleep(seconds)
+        after = await take_snapshot(run)
+        if before.statements and after.statements:
+            self.idle_statements_per_second = (
+                after.statements["statements"] - before.statements["statements"]
+            ) / (after.wall - before.wall)
+
+
+async def sleep_until(wall: float) -> None:
+    delay = wall - time.time()
+    if delay > 0:
+        await asyncio.sleep(delay)
+
+
+async def play_round(run: Run, rooms: list[Room], number: int, window: Window) -> None:
+    players = [player for room in rooms for player in room.players]
+    run.phase = f"round {number}: before play"
+    tasks = [asyncio.create_task(player.play_round(number)) for player in players]
+    await asyncio.gather(*(start_room(run, room, number) for room in rooms))
+    started = [room for room in rooms if number not in room.start_failed]
+
+    async def seen(room: Room) -> None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(room.seen_event(number).wait(), 120)
+
+    await asyncio.gather(*(seen(room) for room in started))
+    infos = [room.round_info[number] for room in started if number in room.round_info]
+    starts = [i["starts_at"] / 1000 for i in infos if isinstance(i.get("starts_at"), int)]
+    ends = [i["ends_at"] / 1000 for i in infos if isinstance(i.get("ends_at"), int)]
+    if starts and ends:
+        log(
+            f"round {number}: {len(infos)} rooms running, from {min(starts) - time.time():+.1f} s"
+            f" to {max(ends) - time.time():+.1f} s"
+        )
+        await sleep_until(min(starts))
+        start = await take_snapshot(run)
+        run.window_open = True
+        run.phase = f"round {number}: playing"
+        await sleep_until(max(ends))
+        run.window_open = False
+        run.phase = f"round {number}: after the deadline"
+        end = await take_snapshot(run)
+        window.add(start, end)
+        log(f"round {number}: deadline passed; waiting for round.ended and the last verdicts")
+    else:
+        log(f"round {number}: no room started")
+    await asyncio.gather(*tasks)
+    await asyncio.gather(*(check_results(run, room, number) for room in started))
+    log(f"round {number}: results read")
+
+
+async def check_results(run: Run, room: Room, number: int) -> None:
+    """Compare each player's accepted words with the round's results (HTTP)."""
+    m = run.metrics
+    path = f"/api/rooms/{room.code}/rounds/{number}"
+    deadline = time.monotonic() + 30
+    results: dict[str, Any] | None = None
+    while time.monotonic() < deadline:
+        answer = await run.http("read results", "GET", path)
+        if answer.ok and isinstance(answer.body, dict):
+            results = answer.body.get("results")
+            break
+        if answer.status not in (0, 409) and answer.status < 500:
+            break
+        await asyncio.sleep(1)
+    if not isinstance(results, dict) or not isinstance(results.get("players"), list):
+        m.results_unavailable += 1
+        return
+    words_by_player: dict[int, set[str]] = {}
+    for entry in results["players"]:
+        try:
+            words_by_player[int(entry["id"])] = {str(w["word"]) for w in entry["words"]}
+        except (KeyError, TypeError, ValueError):
+            m.odd["results player entry without id/words"] += 1
+    for player in room.players:
+        accepted = player.accepted.get(number, set())
+        in_results = words_by_player.get(player.id or -1, set())
+        missing = accepted - in_results
+        m.lost_missing += len(missing)
+        for word in sorted(missing)[: max(0, 5 - len(m.lost_missing_examples))]:
+            m.lost_missing_examples.append(f"room {room.code} player {player.id}: {word!r}")
+        m.in_results_not_seen_accepted += len(in_results - accepted)
+
+
+async def settle_events(rooms: list[Room], quiet: float = 2.0, limit: float = 15.0) -> None:
+    """Wait until no client has seen a new version for ``quiet`` seconds (at most ``limit``)."""
+    deadline = time.monotonic() + limit
+
+    def total() -> int:
+        return sum(len(p.seen) for room in rooms for p in room.players)
+
+    last, since = total(), time.monotonic()
+    while time.monotonic() < deadline and time.monotonic() - since < quiet:
+        await asyncio.sleep(0.25)
+        now_total = total()
+        if now_total != last:
+            last, since = now_total, time.monotonic()
+
+
+def count_missed(run: Run, rooms: list[Room]) -> None:
+    m = run.metrics
+    for room in rooms:
+        for player in room.players:
+            if player.first_version is None:
+                continue
+            first = player.first_version
+            missing = [v for v in range(first + 1, room.max_version + 1) if v not in player.seen]
+            missed = len(missing)
+            m.missed_events += missed
+            for version in missing:
+                m.missed_by_type[room.version_types.get(version, "seen by no client")] += 1
+            if player.reconnected:
+                m.missed_events_reconnected += missed
+            m.clients_with_gaps += missed > 0
+
+
+async def loop_lag(
+    run: Run, samples: list[float], in_play: list[float], stop: asyncio.Event
+) -> None:
+    """How late the event loop wakes a 0.1 s sleep: a busy client (or machine) shows here."""
+    while not stop.is_set():
+        before = time.perf_counter()
+        playing = run.window_open
+        await asyncio.sleep(0.1)
+        lag = (time.perf_counter() - before - 0.1) * 1000
+        samples.append(lag)
+        if playing and run.window_open:
+            in_play.append(lag)
+
+
+async def run_load(run: Run) -> dict[str, Any]:
+    args = run.args
+    report: dict[str, Any] = {}
+    lag: list[float] = []
+    lag_in_play: list[float] = []
+    stop = asyncio.Event()
+    lag_task = asyncio.create_task(loop_lag(run, lag, lag_in_play, stop))
+    window = Window()
+    run_started = time.time()
+    client_cpu_started = time.process_time()
+    rooms: list[Room] = []
+    try:
+        await asyncio.to_thread(run.lexicon, dictionaries.DEFAULT_DICTIONARY)
+        if args.burst:
+            await burst(run)
+        rooms = await set_up_rooms(run)
+        connected = await connect_all(run, rooms)
+        await window.measure_idle(run)
+        for number in range(1, args.rounds + 1):
+            await play_round(run, rooms, number, window)
+        run.phase = "after the rounds"
+        await settle_events(rooms)
+        count_missed(run, rooms)
+        report["connected"] = connected
+    finally:
+        run.closing = True
+        stop.set()
+        sockets = [p.ws for room in rooms for p in room.players if p.ws is not None]
+        await asyncio.gather(
+            *(asyncio.wait_for(ws.close(), 5) for ws in sockets), return_exceptions=True
+        )
+        readers = [p.reader for room in rooms for p in room.players if p.reader is not None]
+        for reader in readers:
+            reader.cancel()
+        await asyncio.gather(*readers, lag_task, return_exceptions=True)
+    report["rooms"] = len(rooms)
+    report["players_in"] = sum(len(room.players) for room in rooms)
+    report["window"] = window
+    report["lag"] = lag
+    report["lag_in_play"] = lag_in_play
+    report["seconds"] = time.time() - run_started
+    report["client_cpu"] = time.process_time() - client_cpu_started
+    return report
+
+
+# ------------------------------------------------------------------------ the report
+
+
+def build_report(run: Run, load: dict[str, Any]) -> dict[str, Any]:
+    args, m, site = run.args, run.metrics, run.site
+    window: Window = load["window"]
+    processes = site.processes
+    cpus = os.cpu_count() or 1
+    report: dict[str, Any] = {
+        "config": {
+            "mode": site.mode,
+            "urls": site.urls,
+            "daphnes": len(site.urls),
+            "players": args.players,
+            "room_size": args.room_size,
+            "words_per_second": args.words_per_second,
+            "round_seconds": args.round_seconds,
+            "rounds": args.rounds,
+            "burst": args.burst,
+            "garbage_share": args.garbage_share,
+            "repeat_share": args.repeat_share,
+            "seed": args.seed,
+            "cpus": os.cpu_count(),
+        },
+        "rooms": load["rooms"],
+        "players_playing": load["players_in"],
+        "websockets": {
+            "connected": load.get("connected", 0),
+            "connect_failures": dict(m.connect_failures),
+            "drops_by_close_code": dict(m.socket_drops),
+            "reconnects": m.reconnects,
+            "reconnect_failures": dict(m.reconnect_failures),
+        },
+        "words_sent": dict(m.words_sent) | {"total": sum(m.words_sent.values())},
+        "verdict_latency_ms": summary(m.verdict_ms),
+        "verdicts": dict(m.verdicts.most_common()),
+        "round_ended_after_deadline_ms": summary(m.round_ended_ms, (50, 99)),
+        "round_ended_never_as_event": m.round_ended_never,
+        "round_ended_recovered_by_sync": m.round_ended_by_sync,
+        "round_ended_not_even_by_sync": m.round_ended_not_even_sync,
+        "round_ended_event_after_wait": m.round_ended_later,
+        "http_burst": run.burst_http.to_dict() if args.burst else None,
+        "http_game": run.game_http.to_dict(),
+        "lost_words": m.lost_missing + m.never_answered,
+        "lost_accepted_missing_from_results": m.lost_missing,
+        "lost_examples": m.lost_missing_examples,
+        "lost_never_answered": m.never_answered,
+        "lost_never_answered_never_sent": m.never_sent,
+        "answered_after_drain": m.answered_after_drain,
+        "in_results_not_seen_accepted": m.in_results_not_seen_accepted,
+        "results_unavailable": m.results_unavailable,
+        "in_time_words_refused_round_over": m.in_time_round_over,
+        "in_time_round_over_examples": m.in_time_round_over_examples,
+        "resent_after_reconnect_round_over": m.resent_round_over,
+        "missed_events": m.missed_events,
+        "missed_events_on_reconnected_clients": m.missed_events_reconnected,
+        "clients_with_gaps": m.clients_with_gaps,
+        "missed_events_by_type": dict(m.missed_by_type.most_common()),
+        "messages_received_by_type": {str(k): v for k, v in m.received.most_common()},
+        "events_out_of_order": m.out_of_order,
+        "events_duplicated": m.duplicate_events,
+        "errors": dict(m.errors.most_common()),
+        "submit_errors": dict(m.submit_errors.most_common()),
+        "round_started_missed_synced": m.round_started_missed,
+        "round_never_started_for_client": m.round_never_started_for_client,
+        "rounds_not_started": m.rounds_not_started,
+        "odd": dict(m.odd.most_common()),
+        "words_unsent_socket_down": m.words_unsent,
+        "play_seconds": round(window.seconds, 1),
+        "accepted_in_play_window": m.accepted_in_window,
+        "accepted_total": m.accepted_total,
+    }
+    if window.measured:
+        statements = window.statements["statements"]
+        per_word = statements / m.accepted_in_window if m.accepted_in_window else None
+        idle = window.idle_statements_per_second
+        net = None
+        if per_word is not None and idle is not None:
+            net = (statements - idle * window.seconds) / m.accepted_in_window
+        report["database"] = {
+            "statements_in_play": statements,
+            "statements_per_accepted_word": None if per_word is None else round(per_word, 2),
+            "statements_per_accepted_word_less_idle": None if net is None else round(net, 2),
+            "by_kind_in_play": {k: v for k, v in window.by_kind.items()},
+            "by_kind_per_accepted_word": {
+                k: round(v / m.accepted_in_window, 2) for k, v in window.by_kind.items()
+            }
+            if m.accepted_in_window
+            else None,
+            "transaction_control_in_play": {k: v for k, v in window.transaction.items()},
+            "idle_statements_per_second": None
+            if window.idle_statements_per_second is None
+            else round(window.idle_statements_per_second, 1),
+        }
+    else:
+        report["database"] = None
+    if processes:
+        report["server"] = {
+            "cpu_seconds_in_play": round(window.server_cpu, 1),
+            "cpu_share_in_play": round(window.server_cpu / window.seconds / cpus, 3)
+            if window.seconds
+            else None,
+            "cpu_seconds_total": round(site.monitor.cpu_total, 1),
+            "cpu_seconds_by_process": site.monitor.cpu_by_group(),
+            "peak_rss_mb": round(site.monitor.peak_rss / 2**20),
+            "peak_rss_mb_by_process": {
+                k: round(v / 2**20) for k, v in site.monitor.peak_rss_by_group.items()
+            },
+            "exited_early": [s.name for s in processes if s.process.poll() is not None],
+            "logs": site.server_logs(),
+        }
+    else:
+        report["server"] = None
+    client_share = window.client_cpu / window.seconds if window.seconds else None
+    # Everything else on the machine: other people's tests, browsers, the database server...
+    others = window.machine_cpu - window.client_cpu - (window.server_cpu if processes else 0.0)
+    report["machine"] = {
+        "cpus": cpus,
+        "busy_cpu_seconds_in_play": round(window.machine_cpu, 1),
+        "other_processes_cpu_seconds_in_play": round(others, 1),
+        "other_processes_cores_in_play": round(others / window.seconds, 2)
+        if window.seconds
+        else None,
+        "load_average": [round(x, 2) for x in os.getloadavg()],
+    }
+    report["client"] = {
+        "cpu_seconds_in_play": round(window.client_cpu, 1),
+        "cpu_share_of_one_core_in_play": None if client_share is None else round(client_share, 3),
+        "cpu_seconds_total": round(load["client_cpu"], 1),
+        "loop_lag_ms_in_play": summary(load["lag_in_play"], (50, 99)),
+        "loop_lag_ms_whole_run": summary(load["lag"], (50, 99)),
+        "send_lag_ms": summary(m.send_lag_ms, (50, 99)),
+    }
+    warnings: list[str] = list(site.notes)
+    if not m.words_sent:
+        warnings.append("no word was sent: these figures measure nothing")
+    if client_share is not None and client_share >= CLIENT_CPU_WARNING:
+        warnings.append(
+            f"the load client used {client_share:.0%} of a core while playing: it may be the"
+            " bottleneck, and latencies include its own delays"
+        )
+    lag_p99 = percentile(load["lag_in_play"], 99)
+    if lag_p99 is not None and lag_p99 > 50:
+        warnings.append(
+            f"while playing, the load client's event loop woke up {lag_p99:.0f} ms late (p99):"
+            " the client or the machine is busy, and these delays are part of the latencies"
+        )
+    other_cores = report["machine"]["other_processes_cores_in_play"]
+    if other_cores is not None and other_cores > 0.25:
+        what = (
+            "besides the site and this client"
+            if processes
+            else "besides this client (the site included: this run did not start it)"
+        )
+        warnings.append(
+            f"other processes {what} kept {other_cores:.1f} of {cpus} cores busy while playing"
+            " (PostgreSQL and Redis count here too): the figures include that contention"
+        )
+    if report["server"] and report["server"]["exited_early"]:
+        warnings.append(f"server processes exited: {', '.join(report['server']['exited_early'])}")
+    report["warnings"] = warnings
+    return report
+
+
+def print_report(report: dict[str, Any]) -> None:
+    c = report["config"]
+    lines: list[str] = []
+    add = lines.append
+    add("")
+    add(
+        f"== bench/load.py: {c['mode']}, {c['daphnes']} Daphne(s) or URL(s),"
+        f" {report['players_playing']}"
+        f" of {c['players']} players in {report['rooms']} rooms of <= {c['room_size']},"
+        f" {c['words_per_second']:g} words/s, {c['round_seconds']} s rounds x {c['rounds']} =="
+    )
+    for name, label in (("http_burst", "burst HTTP"), ("http_game", "game HTTP")):
+        tally = report[name]
+        if tally is None:
+            continue
+        what = (
+            f" ({BURST_TIMES} x {BURST_JOINS} joins + {BURST_CREATIONS} creations at once)"
+            if name == "http_burst"
+            else ""
+        )
+        add(
+            f"{label}{what}: {tally['requests']} requests: {tally['2xx']} 2xx, {tally['5xx']} 5xx,"
+            f" {tally['other_non_2xx']} other non-2xx, {tally['no_answer']} no answer;"
+            f" latency {format_summary(tally['latency_ms'])}"
+        )
+        for example, count in tally["examples"].items():
+            add(f"    {count} x {example}")
+    ws = report["websockets"]
+    add(
+        f"websockets: {ws['connected']} connected; failed attempts (retried up to 3 times)"
+        f" {_counts(ws['connect_failures']) or 0}; drops {_counts(ws['drops_by_close_code']) or 0};"
+        f" reconnects {ws['reconnects']}, failed {_counts(ws['reconnect_failures']) or 0}"
+    )
+    sent = report["words_sent"]
+    add(
+        f"words sent: {sent['total']:,} (real {sent.get('real', 0):,}, garbage"
+        f" {sent.get('garbage', 0):,}, repeats {sent.get('repeat', 0):,}); typed while the"
+        f" socket was down, kept to resend: {report['words_unsent_socket_down']}"
+    )
+    add(f"verdict latency ms: {format_summary(report['verdict_latency_ms'])}")
+    add(f"verdicts: {_counts(report['verdicts'])}")
+    add(
+        f"deadline -> round.ended, ms after ends_at: "
+        f"{format_summary(report['round_ended_after_deadline_ms'])}"
+    )
+    add(
+        f"    never as an event within the wait: {report['round_ended_never_as_event']}"
+        f" (recovered by sync {report['round_ended_recovered_by_sync']}, not even by sync"
+        f" {report['round_ended_not_even_by_sync']}; the event came later for"
+        f" {report['round_ended_event_after_wait']})"
+    )
+    add(
+        f"lost words: {report['lost_words']} (accepted but missing from the results"
+        f" {report['lost_accepted_missing_from_results']}, never answered"
+        f" {report['lost_never_answered']}, of which never sent as the socket was down"
+        f" {report['lost_never_answered_never_sent']}); answered after the drain"
+        f" {report['answered_after_drain']}; in the results but never seen accepted"
+        f" {report['in_results_not_seen_accepted']}; results unreadable"
+        f" {report['results_unavailable']}"
+    )
+    for example in report["lost_examples"]:
+        add(f"    {example}")
+    add(
+        f"words sent >= {IN_TIME_MARGIN_SECONDS * 1000:.0f} ms before ends_at answered round_over:"
+        f" {report['in_time_words_refused_round_over']} (resent after a reconnect, not counted:"
+        f" {report['resent_after_reconnect_round_over']})"
+    )
+    for example in report["in_time_round_over_examples"]:
+        add(f"    {example}")
+    add(
+        f"missed events: {report['missed_events']} (on clients that reconnected"
+        f" {report['missed_events_on_reconnected_clients']}; clients with gaps"
+        f" {report['clients_with_gaps']}; out of order {report['events_out_of_order']},"
+        f" duplicated {report['events_duplicated']})"
+    )
+    if report["missed_events_by_type"]:
+        add(f"    missed by type: {_counts(report['missed_events_by_type'])}")
+    add(f"messages received by type: {_counts(report['messages_received_by_type'])}")
+    add(
+        f"error replies: {_counts(report['errors']) or 'none'}"
+        f" (to submits: {_counts(report['submit_errors']) or 'none'})"
+    )
+    if report["round_started_missed_synced"] or report["round_never_started_for_client"]:
+        add(
+            f"round.started missed, learned by sync: {report['round_started_missed_synced']};"
+            f" never learned: {report['round_never_started_for_client']}"
+        )
+    for failure in report["rounds_not_started"]:
+        add(f"    round not started: {failure}")
+    if report["odd"]:
+        add(f"odd replies: {_counts(report['odd'])}")
+    db = report["database"]
+    if db:
+        per = db["statements_per_accepted_word"]
+        add(
+            f"database, {report['play_seconds']} s of play: {db['statements_in_play']:,} statements"
+            f" / {report['accepted_in_play_window']:,} words accepted in that window ="
+            f" {'n/a' if per is None else f'{per:.2f}'} per accepted word"
+            f" (BEGIN/COMMIT aside: {_counts(db['transaction_control_in_play'])})"
+        )
+        net = db["statements_per_accepted_word_less_idle"]
+        if net is not None:
+            add(f"    less the idle rate below over the same time: {net:.2f} per accepted word")
+        if db["by_kind_per_accepted_word"]:
+            add(f"    per accepted word by kind: {_counts(db['by_kind_per_accepted_word'])}")
+        add(
+            f"    idle (all connected, no round, before the game): "
+            f"{db['idle_statements_per_second']} statements/s"
+        )
+    else:
+        add("database statements: not measured (a site this run did not start)")
+    server = report["server"]
+    if server:
+        share = server["cpu_share_in_play"]
+        add(
+            f"server CPU: {server['cpu_seconds_in_play']} s in play"
+            f" ({'n/a' if share is None else f'{share:.0%}'} of {c['cpus']} cores),"
+            f" {server['cpu_seconds_total']} s in all ({_counts(server['cpu_seconds_by_process'])});"
+            f" peak RSS {server['peak_rss_mb']} MB together"
+            f" ({_counts(server['peak_rss_mb_by_process'])})"
+        )
+        logs = server["logs"]
+        add(f"server logs: {logs['error_lines']} error lines, {logs['tracebacks']} tracebacks")
+        for line, count in logs["most_common"].items():
+            add(f"    {count} x {line}")
+    else:
+        add("server CPU/RSS: not measured (a site this run did not start)")
+    client = report["client"]
+    share = client["cpu_share_of_one_core_in_play"]
+    add(
+        f"load client: CPU {client['cpu_seconds_in_play']} s in play"
+        f" ({'n/a' if share is None else f'{share:.0%}'} of one core),"
+        f" {client['cpu_seconds_total']} s in all; event-loop lag ms in play"
+        f" {format_summary(client['loop_lag_ms_in_play'])}, whole run max"
+        f" {client['loop_lag_ms_whole_run']['max']}; send lag ms"
+        f" {format_summary(client['send_lag_ms'])}"
+    )
+    machine = report["machine"]
+    add(
+        f"machine: {machine['busy_cpu_seconds_in_play']} CPU s busy in play, of which other"
+        f" processes {machine['other_processes_cpu_seconds_in_play']} s"
+        f" ({machine['other_processes_cores_in_play']} cores; PostgreSQL/Redis included);"
+        f" load average {machine['load_average']}"
+    )
+    for warning in report["warnings"]:
+        add(f"WARNING: {warning}")
+    print("\n".join(lines), flush=True)
+
+
+def _counts(data: dict[str, Any]) -> str:
+    return ", ".join(
+        f"{key} {value:,}" if isinstance(value, int) else f"{key} {value}"
+        for key, value in data.items()
+    )
+
+
+# ------------------------------------------------------------------------ main
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """The module docstring as written, and each option's default when it has one."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        if action.default not in (None, False, argparse.SUPPRESS) and action.option_strings:
+            text += " (default: %(default)s)"
+        return text
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="bench/load.py",
+        description=__doc__,
+        epilog=(
+            "Issue 11's floors: the default run (embedded, 300 players in rooms of 8, 1 word/s,"
+            " 30 s rounds); --players 100 --room-size 100 (one room); --mode production"
+            " --daphnes 2 --players 600. More in this file's docstring."
+        ),
+        formatter_class=HelpFormatter,
+    )
+    site = parser.add_argument_group("the site")
+    site.add_argument(
+        "--mode",
+        choices=("embedded", "production"),
+        default="embedded",
+        help="embedded: SQLite file, one Daphne; production: PostgreSQL, Redis, --daphnes"
+        " Daphnes, a Celery worker and beat",
+    )
+    site.add_argument(
+        "--url",
+        action="append",
+        metavar="http://HOST:PORT",
+        help="play against a running site instead (repeat for several Daphnes); starts nothing,"
+        " and then statements, CPU and RSS are not measured",
+    )
+    site.add_argument(
+        "--daphnes", type=int, default=1, help="Daphne processes (production mode only)"
+    )
+    site.add_argument(
+        "--postgres-url",
+        default="postgresql://postgres@127.0.0.1:5432/postgres",
+        help="where to create (and drop) the throwaway database (production)",
+    )
+    site.add_argument(
+        "--redis-url", default="redis://127.0.0.1:6379", help="Redis server (production)"
+    )
+    site.add_argument(
+        "--redis-db", type=int, default=14, help="Redis database, flushed first (production)"
+    )
+    site.add_argument(
+        "--keep-tmp", action="store_true", help="keep the temporary directory (server logs)"
+    )
+    game = parser.add_argument_group("the game (defaults: issue 11's embedded floor)")
+    game.add_argument("--players", type=int, help="players in all (default 300; --quick 16)")
+    game.add_argument("--room-size", type=int, help="players per room (default 8; --quick 4)")
+    game.add_argument(
+        "--words-per-second", type=float, help="words each player sends a second (default 1)"
+    )
+    game.add_argument(
+        "--round-seconds", type=int, help="round length, 30 to 1800 (default 30; --quick 30)"
+    )
+    game.add_argument("--rounds", type=int, default=1, help="rounds played by every room")
+    game.add_argument(
+        "--quick", action="store_true", help="a smoke run: 16 players in rooms of 4, 30 s rounds"
+    )
+    game.add_argument(
+        "--burst",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help=f"first, {BURST_TIMES} times over: {BURST_JOINS} joins of one room +"
+        f" {BURST_CREATIONS} creations at the same instant",
+    )
+    game.add_argument(
+        "--garbage-share", type=float, default=0.1, help="share of entries that are garbage"
+    )
+    game.add_argument(
+        "--repeat-share", type=float, default=0.1, help="share of entries repeating a word sent"
+    )
+    game.add_argument("--seed", type=int, default=1, help="random seed (words, phases)")
+    waits = parser.add_argument_group("waiting")
+    waits.add_argument(
+        "--round-end-wait",
+        type=float,
+        default=10.0,
+        help="seconds after ends_at a client waits for round.ended before it sends sync",
+    )
+    waits.add_argument(
+        "--drain-seconds",
+        type=float,
+        default=60.0,
+        help="seconds after ends_at a client waits for its last verdicts; later = never answered",
+    )
+    parser.add_argument("--json", metavar="PATH", help="also write the figures to this file")
+    args = parser.parse_args(argv)
+    preset = PRESETS["quick" if args.quick else "default"]
+    for name, value in preset.items():
+        if getattr(args, name) is None:
+            setattr(args, name, value)
+    if args.players < 1 or args.room_size < 1:
+        parser.error("--players and --room-size must be at least 1")
+    if args.words_per_second <= 0:
+        parser.error("--words-per-second must be positive")
+    if args.rounds < 1:
+        parser.error("--rounds must be at least 1")
+    if args.daphnes < 1 or (args.mode == "embedded" and args.daphnes != 1 and not args.url):
+        parser.error("embedded mode runs exactly one Daphne (its channel layer is in memory)")
+    if not 0 <= args.garbage_share + args.repeat_share <= 1:
+        parser.error("--garbage-share + --repeat-share must be between 0 and 1")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+
+    def terminate(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, terminate)
+    site = Site(args)
+    run = Run(args, site)
+    try:
+        site.start()
+        load = asyncio.run(run_load(run))
+        report = build_report(run, load)
+    except KeyboardInterrupt:
+        log("interrupted: stopping everything this run started")
+        return 130
+    finally:
+        run.pool.shutdown(wait=False, cancel_futures=True)
+        site.stop()
+    print_report(report)
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=2, default=str) + "\n")
+        log(f"figures written to {args.json}")
+    return 0 if report["words_sent"]["total"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
