@@ -57,7 +57,7 @@ async def _end_overdue_rounds() -> None:
     test) all end at once, and each waits for its own scoring only."""
     overdue = await _in_thread(rounds.overdue_round_ids)()
     outcomes = await asyncio.gather(
-        *(_in_thread(rounds.do_end_round)(round_id) for round_id in overdue),
+        *(_in_thread(rounds.do_end_round)(round_id, wait=False) for round_id in overdue),
         return_exceptions=True,
     )
     for round_id, outcome in zip(overdue, outcomes, strict=True):

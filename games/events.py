@@ -63,8 +63,13 @@ def emit_to_room(room: Room, event_type: str, data: dict[str, Any]) -> int:
     Precondition: called inside a transaction (``transaction.atomic``). Returns the version.
     """
     message = room_event(room, event_type, data)
-    _send_on_commit(room_group(room.code), ROOM_EVENT, message)
+    send_room_event_on_commit(room, message)
     return message["version"]
+
+
+def send_room_event_on_commit(room: Room, message: dict[str, Any]) -> None:
+    """Send an event that already has its version to everyone in the room after commit."""
+    _send_on_commit(room_group(room.code), ROOM_EVENT, message)
 
 
 def layer_message(handler: str, message: dict[str, Any]) -> dict[str, Any]:

@@ -2,23 +2,26 @@
 
 An accepted word (any entry, when verdicts are hidden) only marks its room as changed; every
 ``PUBLISH_SECONDS`` each process sends one ``round.counts`` per changed room, counted for all
-of them in one query. The latest state wins, so a crowd typing fast costs the room a couple
-of frames a second, not one per word per socket.
+of them in one query, unless another process sent that room counts within the period (a
+room's players are spread over the web processes): the room gets at most one frame a
+period. The latest state wins, so a crowd typing fast costs the room one frame a second,
+not one per word per socket.
 """
 
 from __future__ import annotations
 
 import threading
+from datetime import timedelta
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Count, Q
+from django.utils import timezone
 
 from games import events
 from games.models import Room, Round, Submission
 from solver.judge import Verdict
 
-# Each process sends a changed room its counts at most this often (with several web
-# processes, each sends its own: a room gets a frame or two a second).
+# A changed room gets its counts at most this often, whichever processes took its words.
 PUBLISH_SECONDS = 1.0
 
 _changed: dict[int, int] = {}  # room id -> round id
@@ -60,11 +63,41 @@ def publish_changed() -> int:
         )
     )
     counts = counts_by_round([round_id for round_id, _, _ in running])
+    sent = 0
     for round_id, room_id, code in running:
         with transaction.atomic():
-            room = Room(pk=room_id, code=code)  # what an event needs of the room
-            events.emit_to_room(room, "round.counts", {"counts": counts[round_id]})
-    return len(running)
+            version = _claim_counts_frame(room_id)
+            if version is None:  # another process sent this room counts just now: next time
+                changed(room_id, round_id)
+                continue
+            room = Room(pk=room_id, code=code, version=version)
+            events.send_room_event_on_commit(
+                room, {"type": "round.counts", "version": version, "counts": counts[round_id]}
+            )
+            sent += 1
+    return sent
+
+
+def _claim_counts_frame(room_id: int) -> int | None:
+    """Take the room's next version for a counts frame unless one went out (from any
+    process) within ``PUBLISH_SECONDS``; one statement."""
+    now = timezone.now()
+    table = Room._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {table} SET version = version + 1, last_active_at = %s, counts_sent_at = %s "
+            "WHERE id = %s AND (counts_sent_at IS NULL OR counts_sent_at <= %s) RETURNING version",
+            [
+                connection.ops.adapt_datetimefield_value(now),
+                connection.ops.adapt_datetimefield_value(now),
+                room_id,
+                connection.ops.adapt_datetimefield_value(
+                    now - timedelta(seconds=PUBLISH_SECONDS * 0.9)
+                ),
+            ],
+        )
+        row = cursor.fetchone()
+    return None if row is None else row[0]
 
 
 def clear() -> None:

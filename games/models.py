@@ -83,6 +83,11 @@ class Room(models.Model):
     version = models.PositiveBigIntegerField(
         default=0, help_text="Bumped by every event sent to the room; clients resync on a gap."
     )
+    counts_sent_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="When live counts last went out (by any process): at most one frame a second.",
+    )
 
     class Meta:
         ordering = ["-created_at"]

@@ -169,13 +169,20 @@ def do_end_round_now(host: Player) -> bool:
     return do_end_round(round_.id)
 
 
-def do_end_round(round_id: int) -> bool:
+def do_end_round(round_id: int, wait: bool = True) -> bool:
     """End and score a round exactly once; False if it had already ended (or never ran).
 
     Entries this process is still writing are waited for, and refused entries waiting in
-    its memory are written, so the results hold every entry that came in time."""
+    its memory are written, so the results hold every entry that came in time.
+
+    ``wait=False`` (the deadline enders: watchers, tasks, sweeps): on PostgreSQL a round whose
+    row another process holds (it is ending it, or a word is being stored) is left alone
+    instead of waited for; whoever holds it ends it, or the next check does. Several web
+    processes and workers then never queue behind each other's scoring."""
     _settle_entries(round_id)
     with transaction.atomic():
+        if not wait and not _round_row_free(round_id):
+            return False
         now = timezone.now()
         # The conditional update is the gate: of several processes ending the same round at
         # once, exactly one sees updated == 1.
@@ -196,6 +203,13 @@ def do_end_round(round_id: int) -> bool:
     live.mark_round_stale(round_id)
     logger.info("round %s ended", round_)
     return True
+
+
+def _round_row_free(round_id: int) -> bool:
+    """Lock the running round's row unless another transaction holds it (PostgreSQL's SKIP
+    LOCKED; SQLite has one writer at a time, so the row is always free there)."""
+    running = Round.objects.filter(pk=round_id, status=Round.Status.RUNNING)
+    return bool(list(running.select_for_update(skip_locked=True).values_list("id", flat=True)))
 
 
 def _settle_entries(round_id: int) -> None:
@@ -245,7 +259,7 @@ def overdue_round_ids() -> list[int]:
 
 def end_overdue_rounds() -> int:
     """End every overdue round, one after another; returns how many this call ended."""
-    return sum(do_end_round(round_id) for round_id in overdue_round_ids())
+    return sum(do_end_round(round_id, wait=False) for round_id in overdue_round_ids())
 
 
 def prepare_stalled_rounds() -> int:

@@ -19,7 +19,7 @@ def prepare_round(round_id: int) -> bool:
 @shared_task(acks_late=True)
 def end_round(round_id: int) -> bool:
     """End and score a round at its deadline (scheduled with ``eta``)."""
-    return rounds.do_end_round(round_id)
+    return rounds.do_end_round(round_id, wait=False)
 
 
 @shared_task

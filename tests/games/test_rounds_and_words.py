@@ -233,6 +233,22 @@ def test_accepted_words_emit_counts_but_not_words(sent):
     assert live_counts.publish_changed() == 0  # nothing changed since
 
 
+def test_a_room_gets_one_counts_frame_a_period_whichever_process_sends_it(sent):
+    """Two processes taking a room's words both want to send counts: the second within the
+    period finds the frame taken and keeps its change for the next period."""
+    ann, bob = make_room()
+    running_round(ann)
+    sent.clear()
+    words.do_submit_word(bob, "quiet")
+    assert live_counts.publish_changed() == 1  # "process A"
+    words.do_submit_word(ann, "went")
+    assert live_counts.publish_changed() == 0  # "process B", within the period: deferred
+    assert kinds(sent) == ["round.counts"]
+    Room.objects.update(counts_sent_at=None)  # the period is over
+    assert live_counts.publish_changed() == 1
+    assert sent[-1]["counts"] == {str(bob.id): 1, str(ann.id): 1}
+
+
 def test_with_hidden_verdicts_counts_do_not_give_verdicts_away(sent):
     """instant_verdicts off: counts go up for every entry, so they do not tell whether a
     word counted."""
@@ -242,6 +258,7 @@ def test_with_hidden_verdicts_counts_do_not_give_verdicts_away(sent):
     words.do_submit_word(bob, "quiet")
     live_counts.publish_changed()
     words.do_submit_word(bob, "xyzzy")
+    Room.objects.update(counts_sent_at=None)  # a publishing period later
     live_counts.publish_changed()
     assert kinds(sent) == ["round.counts", "round.counts"]
     assert sent[0]["counts"] == {str(bob.id): 1}
