@@ -99,6 +99,19 @@ def wait_until_playing(page: Page, timeout: float = 20_000) -> None:
     expect(page.locator("#entry")).to_be_enabled(timeout=timeout)
 
 
+def start_solo_round(page: Page, base_url: str, nickname: str) -> tuple[str, list[FoundWord]]:
+    """Create a room, start its round, wait out the countdown, enter the first word on the
+    board and see it counted; returns the room code and the board's words."""
+    code = create_room(page, base_url, nickname)
+    page.locator("#start-round").click()
+    wait_until_playing(page)
+    found = words_on(board_faces(page))
+    type_word(page, found[0].word)
+    expect(my_word(page, found[0].word)).to_be_visible()
+    expect(page.locator("#connection")).to_have_attribute("data-status", "open")
+    return code, found
+
+
 def board_faces(page: Page) -> list[list[str]]:
     """The board as shown: rows of faces, read from the dice."""
     size = page.locator("#play-board .board").get_attribute("data-size")

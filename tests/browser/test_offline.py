@@ -12,14 +12,12 @@ from playwright.sync_api import expect
 from tests.browser.helpers import (
     PHONE,
     DaphneServer,
-    board_faces,
-    create_room,
     my_word,
     screenshot,
+    start_solo_round,
     type_word,
     wait_until_playing,
     watch_errors,
-    words_on,
 )
 
 pytestmark = pytest.mark.browser
@@ -44,15 +42,9 @@ def test_phone_offline_and_back_keeps_and_sends_words(site, browser) -> None:
     try:
         page = context.new_page()
         errors = watch_errors(page)
-        code = create_room(page, site.url, "Otto")
-        page.locator("#start-round").click()
-        wait_until_playing(page)
-        first, second = words_on(board_faces(page))[:2]
-        type_word(page, first.word)
-        expect(my_word(page, first.word)).to_be_visible()
+        code, (first, second, *_) = start_solo_round(page, site.url, "Otto")
         badge = page.locator("#connection")
         banner = page.locator("#connection-banner")
-        expect(badge).to_have_attribute("data-status", "open")
 
         context.set_offline(True)
         # The `offline` event, not the dead-socket check: well within the default 10 s.
@@ -101,14 +93,8 @@ def test_silent_dead_connection_is_noticed_and_words_are_delivered(browser, tmp_
         server.start()
         page = context.new_page()
         errors = watch_errors(page)
-        code = create_room(page, server.url, "Pia")
-        page.locator("#start-round").click()
-        wait_until_playing(page)
-        first, second = words_on(board_faces(page))[:2]
-        type_word(page, first.word)
-        expect(my_word(page, first.word)).to_be_visible()
+        code, (first, second, *_) = start_solo_round(page, server.url, "Pia")
         badge = page.locator("#connection")
-        expect(badge).to_have_attribute("data-status", "open")
 
         os.killpg(server.process.pid, signal.SIGSTOP)
         frozen = True
