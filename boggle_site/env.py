@@ -135,7 +135,8 @@ def public_url(env: Env) -> str:
         value.startswith(("http://", "https://")) and "/" not in value.split("//", 1)[1]
     ):
         raise ImproperlyConfigured(
-            f"BOGGLE_PUBLIC_URL must be a scheme and host such as https://boggle.example.org, not {value!r}"
+            "BOGGLE_PUBLIC_URL must be a scheme and host such as "
+            f"https://boggle.example.org, not {value!r}"
         )
     return value
 

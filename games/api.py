@@ -1,7 +1,7 @@
 """The JSON HTTP API (docs/api.md): create a room, join it, read its state and results.
 
-Views parse and authorise only; ``games.rooms`` and ``games.checks`` do the work. A player is identified by
-``Authorization: Bearer <token>`` (API clients) or by the browser session.
+Views parse and authorise only; ``games.rooms`` and ``games.checks`` do the work. A player
+is identified by ``Authorization: Bearer <token>`` (API clients) or by the browser session.
 """
 
 from __future__ import annotations

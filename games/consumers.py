@@ -1,7 +1,8 @@
 """The room websocket: ``/ws/rooms/<code>/``.
 
-Parses and authorises messages, then calls the game modules (``games.rooms``, ``games.rounds``, ``games.words``…); the protocol is documented in
-docs/api.md. Every error goes back as an ``error`` message and the socket stays open.
+Parses and authorises messages, then calls the game modules (``games.rooms``, ``.rounds``,
+``.words`` and so on); the protocol is documented in docs/api.md. Every error goes back as
+an ``error`` message and the socket stays open.
 """
 
 from __future__ import annotations

@@ -99,8 +99,9 @@ def results_dict(
 ) -> dict:
     """Everything a finished round shows: each player's words, totals, the solution.
 
-    ``submissions``: the round's entries in order; ``players``: the room's players by id; ``totals``: points over the room's ended rounds by player id;
-    ``challenges``: the round's challenges in order (see ``games.state.results``)."""
+    ``submissions``: the round's entries in order; ``players``: the room's players by id;
+    ``totals``: points over the room's ended rounds by player id; ``challenges``: the
+    round's challenges in order (see ``games.state.results``)."""
     solution_paths = {entry[0]: entry[2] for entry in round_.solution}
     found_by: dict[str, list[int]] = defaultdict(list)
     per_player: dict[int, dict] = {}

@@ -1,4 +1,5 @@
-"""Celery tasks: thin wrappers that take ids, re-read the rows and call ``games.rounds`` and ``games.housekeeping``.
+"""Celery tasks: thin wrappers that take ids, re-read the rows and call ``games.rounds`` and
+``games.housekeeping``.
 
 Each is idempotent: a round is prepared once and ended once, however often a task runs.
 """

@@ -4,8 +4,8 @@
 thread's connection if it is "obsolete", which with a connection pool (PostgreSQL) is always:
 each accepted word checked a connection out (with a health-check round trip) and back in.
 These threads keep theirs, so an accepted word costs its INSERT and nothing more; a
-connection that failed (PostgreSQL restarted) is dropped after the error and the next call
-gets a fresh one.
+connection that died (PostgreSQL restarted) is replaced and the call made once more, so the
+player never sees the restart.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import ParamSpec, TypeVar
 
-from django.db import connection
+from django.db import InterfaceError, OperationalError, connection
 
 # Threads per process: each holds one database connection (see DATABASE_POOL_SIZE).
 WRITER_THREADS = 4
@@ -36,7 +36,15 @@ async def run(func: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
 def _call(func: Callable[..., R], *args: object, **kwargs: object) -> R:
     try:
         return func(*args, **kwargs)
-    except Exception:
-        if connection.connection is not None and not connection.is_usable():
-            connection.close()  # broken: the next call connects afresh
-        raise
+    except (OperationalError, InterfaceError):
+        if not _connection_died():
+            raise  # the database refused the statement: not a connection problem
+        # The kept connection died (PostgreSQL restarted): once more on a fresh one. Safe
+        # for the word path: loading reads, and a repeated INSERT of an entry that did get
+        # stored meets its unique constraint and is answered as stored.
+        connection.close()
+        return func(*args, **kwargs)
+
+
+def _connection_died() -> bool:
+    return connection.connection is not None and not connection.is_usable()

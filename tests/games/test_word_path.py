@@ -116,3 +116,36 @@ def test_two_processes_accepting_the_same_word_for_one_player_store_it_once():
     result = words.do_submit_word(bob, "quiet", "tab2")
     assert result.verdict == "already_entered"
     assert Submission.objects.filter(round=round_, word="quiet", verdict="accepted").count() == 1
+
+
+def test_a_word_path_thread_replaces_a_dead_connection_and_tries_once_more(monkeypatch):
+    """The word-path threads keep their connections; when one died (PostgreSQL restarted)
+    the call is made again on a fresh connection instead of failing the player."""
+    from django.db import OperationalError
+
+    from games import writers
+
+    calls = []
+
+    def flaky() -> str:
+        calls.append(len(calls))
+        if len(calls) == 1:
+            raise OperationalError("server closed the connection unexpectedly")
+        return "stored"
+
+    monkeypatch.setattr(writers, "_connection_died", lambda: True)
+    assert writers._call(flaky) == "stored"
+    assert calls == [0, 1]
+
+
+def test_a_word_path_thread_does_not_retry_what_the_database_refused(monkeypatch):
+    from django.db import OperationalError
+
+    from games import writers
+
+    def refused() -> None:
+        raise OperationalError("database is locked")
+
+    monkeypatch.setattr(writers, "_connection_died", lambda: False)
+    with pytest.raises(OperationalError):
+        writers._call(refused)
