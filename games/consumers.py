@@ -45,6 +45,7 @@ BURST = 20
 CLOSE_NO_ROOM = 4404
 CLOSE_NOT_A_PLAYER = 4403
 CLOSE_KICKED = 4001
+CLOSE_LEFT = 1000
 
 # Room events after which this process reloads the room's running round (games.live).
 ROUND_CHANGES = frozenset({"round.preparing", "round.started", "round.ended"})
@@ -285,11 +286,16 @@ class RoomConsumer(AsyncWebsocketConsumer):
         await self._send_text(message["text"])
 
     async def player_event(self, message: dict) -> None:
-        """An event for this player only; ``kicked`` also closes the socket."""
+        """An event for this player only; ``kicked`` and ``left`` also close the socket."""
+        if self.closed:
+            return
         await self._send_text(message["text"])
         if message["event_type"] == "kicked":
             self.kicked = True
             await self.close(code=CLOSE_KICKED)
+        elif message["event_type"] == "left":
+            self.kicked = True  # ignore anything still coming from this socket
+            await self.close(code=CLOSE_LEFT)
 
     # ------------------------------------------------------------ helpers
 

@@ -71,6 +71,9 @@ def do_leave(player: Player) -> None:
     player.left_at = now
     room = Room.objects.select_for_update().get(pk=player.room_id)
     events.emit_to_room(room, "player.left", {"player_id": player.id})
+    # Every socket of the player closes (other tabs, other devices), not only the one that
+    # sent ``leave``: a player who left plays no more.
+    events.emit_to_player(player.id, "left", {"message": "you left the room"})
     if room.host_id == player.id:
         _pass_hosting(room)
 

@@ -22,7 +22,7 @@ from django.utils import timezone
 
 from games import live as live_rounds
 from games import live_counts, writers
-from games.exceptions import InvalidInput, WrongRoundState
+from games.exceptions import InvalidInput, NotAPlayer, WrongRoundState
 from games.live import LiveRound
 from games.models import Player, Round, Submission
 from solver.judge import MAX_ENTRY_LENGTH, Judgement, Verdict, judge_entry
@@ -122,7 +122,9 @@ def store(live: LiveRound, player_id: int, judgement: Judgement, client_id: str)
             written = _insert_if_running(live.id, player_id, judgement, client_id)
     except IntegrityError:
         return _conflict(live, player_id, judgement, client_id)
-    if not written:  # ended under us (the host, another process): reload next time
+    if not written:  # the round ended under us (the host, another process), or the player left
+        if not Player.objects.filter(pk=player_id, left_at__isnull=True, kicked=False).exists():
+            raise NotAPlayer("you left this room; join it again to play")
         live_rounds.mark_stale(live.room_id)
         return round_over(judgement.word, client_id)
     live_rounds.record_written(live, player_id, client_id, judgement.word, judgement.verdict)
@@ -140,21 +142,24 @@ def _one_statement() -> contextlib.AbstractContextManager[object]:
 
 
 def _insert_if_running(round_id: int, player_id: int, judgement: Judgement, client_id: str) -> bool:
-    """INSERT the entry unless the round has ended; True when written. On PostgreSQL the
-    round row is share-locked, so ending the round waits for this insert (and scores it),
-    or this insert waits for the end and writes nothing: never accepted and unscored."""
+    """INSERT the entry unless the round has ended or the player is no longer in the room;
+    True when written. On PostgreSQL the round row is share-locked, so ending the round
+    waits for this insert (and scores it), or this insert waits for the end and writes
+    nothing: never accepted and unscored."""
     lock = " FOR SHARE" if connection.vendor == "postgresql" else ""
     submission, round_ = Submission._meta.db_table, Round._meta.db_table
+    player = Player._meta.db_table
     sql = (
         f"INSERT INTO {submission} "
         "(round_id, player_id, word, verdict, client_id, created_at, points, cancelled) "
         "SELECT %s, %s, %s, %s, %s, %s, NULL, %s "
-        f"WHERE EXISTS (SELECT 1 FROM {round_} WHERE id = %s AND status = %s{lock})"
+        f"WHERE EXISTS (SELECT 1 FROM {round_} WHERE id = %s AND status = %s{lock}) "
+        f"AND EXISTS (SELECT 1 FROM {player} WHERE id = %s AND left_at IS NULL AND NOT kicked)"
     )
     now = connection.ops.adapt_datetimefield_value(timezone.now())
     params = [round_id, player_id, judgement.word[:80], judgement.verdict, client_id, now]
     with connection.cursor() as cursor:
-        cursor.execute(sql, [*params, False, round_id, Round.Status.RUNNING])
+        cursor.execute(sql, [*params, False, round_id, Round.Status.RUNNING, player_id])
         return cursor.rowcount == 1
 
 

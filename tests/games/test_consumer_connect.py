@@ -205,6 +205,22 @@ async def test_leave_is_answered_with_the_request_id_then_closes():
     assert output["type"] == "websocket.close"
 
 
+async def test_leaving_from_one_tab_closes_the_players_other_tabs():
+    """A player who left plays no more: their other sockets get ``left`` and close (1000),
+    and the first socket still gets its ``ok`` first."""
+    ann = await create_room()
+    bob = await join_room(ann.code, "Bob")
+    await connect(bob)
+    other_tab = await open_socket(ann.code, bob.token)
+    assert (await receive(other_tab))["type"] == "state"
+    reply = await ask(bob.comm, "leave")
+    assert (reply["type"], reply["request"]) == ("ok", "leave")
+    left = await receive_until(other_tab, "left")
+    assert left["message"] == "you left the room" and "version" not in left
+    closed = await other_tab.receive_output(timeout=2)
+    assert closed == {"type": "websocket.close", "code": 1000}
+
+
 # ---------------------------------------------------------------- bad input
 
 

@@ -91,6 +91,21 @@ def test_a_word_for_a_round_that_ended_under_it_is_round_over_and_not_stored():
     assert not Submission.objects.filter(round=round_, word="went").exists()
 
 
+def test_a_player_who_left_cannot_score_even_with_the_round_in_memory():
+    """Another tab (or another process) still holds the round: the word is refused by the
+    INSERT's condition, nothing is stored."""
+    from games import rooms
+    from games.exceptions import NotAPlayer
+
+    ann, bob = make_room()
+    round_ = running_round(ann)
+    assert words.do_submit_word(bob, "quiet").accepted  # the round is in memory now
+    rooms.do_leave(bob)
+    with pytest.raises(NotAPlayer):
+        words.do_submit_word(bob, "went", "after-leaving")
+    assert not Submission.objects.filter(round=round_, word="went").exists()
+
+
 def test_a_fresh_process_rebuilds_the_round_from_the_database():
     """After a restart (or on another process) accepted words and answered client_ids are
     known again: no second acceptance, the resend gets its first verdict."""

@@ -121,6 +121,10 @@ function onMessage(message) {
       outbox.clear();
       store.setGone("kicked", message.message);
       break;
+    case "left": // this player left the room, from this tab or another one
+      outbox.clear();
+      store.setGone("left", message.message);
+      break;
     default:
       if (typeof message.version === "number") {
         if (store.applyEvent(message) === "gap") requestSync();
@@ -330,6 +334,7 @@ function renderGone() {
   const gone = store.gone;
   const titles = {
     kicked: "You were removed from the room",
+    left: "You left the room",
     not_a_player: "You are not in this room any more",
     room_not_found: "This room is gone",
   };
