@@ -57,6 +57,28 @@ def in_thread(func):
     return database_sync_to_async(func, thread_sensitive=False)
 
 
+# A pong carries the room's latest version (a client whose version is lower missed an
+# event, perhaps the last one); read at most this often per room and process (seconds).
+VERSION_TTL_SECONDS = 1.0
+_versions: dict[int, tuple[float, int]] = {}
+
+
+async def latest_version(room_id: int) -> int:
+    now = time.monotonic()
+    cached = _versions.get(room_id)
+    if cached is not None and now - cached[0] < VERSION_TTL_SECONDS:
+        return cached[1]
+    version = await in_thread(_room_version)(room_id)
+    if len(_versions) > 10_000:  # rooms come and go: forget them all now and then
+        _versions.clear()
+    _versions[room_id] = (now, version)
+    return version
+
+
+def _room_version(room_id: int) -> int:
+    return Room.objects.values_list("version", flat=True).get(pk=room_id)
+
+
 # Buckets idle this long are full again and can be forgotten (bounds the dict's size).
 BUCKET_IDLE_SECONDS = BURST / RATE_PER_SECOND
 _buckets: dict[int, tuple[float, float]] = {}
@@ -259,6 +281,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         return {
             "type": "pong",
             "client_time": message.get("client_time"),
+            "version": await latest_version(self.my_room.pk),
             "server_time": events.server_now_ms(),
         }
 

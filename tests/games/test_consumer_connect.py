@@ -12,6 +12,7 @@ from channels.testing import WebsocketCommunicator
 from boggle_site.asgi import application
 from games import consumers
 from games.models import Player as PlayerRow
+from games.models import Room
 from tests.games.ws_helpers import (
     ask,
     collect,
@@ -219,6 +220,22 @@ async def test_leaving_from_one_tab_closes_the_players_other_tabs():
     assert left["message"] == "you left the room" and "version" not in left
     closed = await other_tab.receive_output(timeout=2)
     assert closed == {"type": "websocket.close", "code": 1000}
+
+
+async def test_a_pong_reveals_a_lost_last_event():
+    """No later event shows the gap when the last one is lost (a round's end): a pong
+    carries the room's version, so a client can tell it is behind and sync."""
+    ann = await create_room()
+    state = await connect(ann)
+    pong = await ask(ann.comm, "ping", client_time=1)
+    assert pong["version"] >= state["version"]
+    behind = pong["version"]
+    # An event the socket never gets (as if lost between processes).
+    await sync_to_async(Room.objects.filter(code=ann.code).update)(version=behind + 1)
+    consumers._versions.clear()  # past the pong's second of caching
+    assert (await ask(ann.comm, "ping"))["version"] == behind + 1
+    synced = await ask(ann.comm, "sync")
+    assert synced["state"]["version"] == behind + 1
 
 
 # ---------------------------------------------------------------- bad input

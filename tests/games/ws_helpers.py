@@ -182,6 +182,7 @@ async def tear_down() -> None:
             await comm.disconnect(timeout=2)
     await background.stop()
     consumers._buckets.clear()
+    consumers._versions.clear()
 
 
 async def two_players(**settings):

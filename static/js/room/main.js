@@ -23,6 +23,8 @@ const FIRST_PINGS = 4;
 const PING_SPACING_MS = 250;
 // A round past its deadline with no results after this long: ask for a fresh state.
 const RESULTS_OVERDUE_MS = 3000;
+// How long a pong's newer version may wait for its event before the page syncs.
+const VERSION_GRACE_MS = 1000;
 // A rate-limited word is sent again after this long.
 const RATE_LIMIT_RETRY_MS = 1500;
 
@@ -49,6 +51,15 @@ function send(message) {
 
 function ping() {
   return { type: "ping", client_time: Date.now() };
+}
+
+/** A pong says the room is at `version`: if this page is still behind a moment later (an
+ * event may be on its way), it missed one, perhaps the last (a round's end): sync. */
+function checkVersion(version) {
+  if (typeof version !== "number" || version <= store.version) return;
+  window.setTimeout(() => {
+    if (store.version < version) requestSync();
+  }, VERSION_GRACE_MS);
 }
 
 function requestSync() {
@@ -106,6 +117,7 @@ function onMessage(message) {
       break;
     case "pong":
       clock.sample(message.client_time, message.server_time);
+      checkVersion(message.version);
       break;
     case "verdict":
       outbox.ack(message.client_id);
