@@ -16,9 +16,8 @@ import asyncio
 import contextlib
 import logging
 
-from channels.db import database_sync_to_async
-
 from games import deadlines, live, live_counts
+from games.writers import in_thread
 
 logger = logging.getLogger(__name__)
 
@@ -61,7 +60,7 @@ async def _flush_forever() -> None:
         if publish:
             published_at = loop.time()
         try:
-            await database_sync_to_async(flush_once, thread_sensitive=False)(publish)
+            await in_thread(flush_once)(publish)
         except asyncio.CancelledError:
             raise
         except Exception:  # a database hiccup must not stop the counts for good

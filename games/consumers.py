@@ -14,7 +14,6 @@ from typing import Any
 from urllib.parse import parse_qs
 
 from channels.consumer import get_handler_name
-from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
 from games import (
@@ -33,6 +32,7 @@ from games import live as live_rounds
 from games.exceptions import GameError, InvalidInput, NotAPlayer, RateLimited
 from games.models import Player, Room
 from games.sessions import player_id_from_session
+from games.writers import in_thread
 
 logger = logging.getLogger(__name__)
 
@@ -49,12 +49,6 @@ CLOSE_LEFT = 1000
 
 # Room events after which this process reloads the room's running round (games.live).
 ROUND_CHANGES = frozenset({"round.preparing", "round.started", "round.ended"})
-
-
-def in_thread(func):
-    """Run blocking database work on the thread pool: the default, one thread per process
-    (thread_sensitive), would queue every socket's database work behind every other's."""
-    return database_sync_to_async(func, thread_sensitive=False)
 
 
 # A pong carries the room's latest version (a client whose version is lower missed an
@@ -221,31 +215,31 @@ class RoomConsumer(AsyncWebsocketConsumer):
         return reply
 
     async def _on_start_round(self, message: dict) -> dict:
-        round_ = await in_thread(rounds.do_start_round)(self.player)
+        round_ = await in_thread(rounds.do_start_round)(self.me)
         return {"type": "ok", "request": "start_round", "round_number": round_.number}
 
     async def _on_end_round(self, message: dict) -> dict:
-        await in_thread(rounds.do_end_round_now)(self.player)
+        await in_thread(rounds.do_end_round_now)(self.me)
         return {"type": "ok", "request": "end_round"}
 
     async def _on_update_settings(self, message: dict) -> dict:
-        data = await in_thread(rooms.do_update_settings)(self.player, message.get("settings"))
+        data = await in_thread(rooms.do_update_settings)(self.me, message.get("settings"))
         return {"type": "ok", "request": "update_settings", "settings": data}
 
     async def _on_set_board(self, message: dict) -> dict:
-        board = await in_thread(rooms.do_set_next_board)(self.player, message.get("board"))
+        board = await in_thread(rooms.do_set_next_board)(self.me, message.get("board"))
         return {"type": "ok", "request": "set_board", "board": board or None}
 
     async def _on_transfer_host(self, message: dict) -> dict:
-        await in_thread(rooms.do_transfer_host)(self.player, message.get("player_id"))
+        await in_thread(rooms.do_transfer_host)(self.me, message.get("player_id"))
         return {"type": "ok", "request": "transfer_host"}
 
     async def _on_kick(self, message: dict) -> dict:
-        await in_thread(rooms.do_kick)(self.player, message.get("player_id"))
+        await in_thread(rooms.do_kick)(self.me, message.get("player_id"))
         return {"type": "ok", "request": "kick"}
 
     async def _on_leave(self, message: dict) -> None:
-        await in_thread(rooms.do_leave)(self.player)
+        await in_thread(rooms.do_leave)(self.me)
         # Sent here, not returned: the socket closes right after, so echo request_id here too.
         reply = {"type": "ok", "request": "leave"}
         if message.get("request_id") is not None:
@@ -255,7 +249,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
 
     async def _on_challenge(self, message: dict) -> dict:
         challenge = await in_thread(challenges.do_challenge)(
-            self.player, message.get("word"), message.get("round_number")
+            self.me, message.get("word"), message.get("round_number")
         )
         return {
             "type": "ok",
@@ -265,7 +259,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
 
     async def _on_rule_challenge(self, message: dict) -> dict:
         challenge = await in_thread(challenges.do_rule_challenge)(
-            self.player, message.get("challenge_id"), message.get("accept")
+            self.me, message.get("challenge_id"), message.get("accept")
         )
         return {
             "type": "ok",

@@ -16,9 +16,8 @@ import contextlib
 import logging
 import time
 
-from channels.db import database_sync_to_async
-
 from games import housekeeping, live, rounds
+from games.writers import in_thread
 
 logger = logging.getLogger(__name__)
 
@@ -48,16 +47,12 @@ async def stop_watcher() -> None:
             await task
 
 
-def _in_thread(func):
-    return database_sync_to_async(func, thread_sensitive=False)
-
-
 async def _end_overdue_rounds() -> None:
     """End overdue rounds side by side: rooms that started together (a tournament, a load
     test) all end at once, and each waits for its own scoring only."""
-    overdue = await _in_thread(rounds.overdue_round_ids)()
+    overdue = await in_thread(rounds.overdue_round_ids)()
     outcomes = await asyncio.gather(
-        *(_in_thread(rounds.do_end_round)(round_id, wait=False) for round_id in overdue),
+        *(in_thread(rounds.do_end_round)(round_id, wait=False) for round_id in overdue),
         return_exceptions=True,
     )
     for round_id, outcome in zip(overdue, outcomes, strict=True):
@@ -83,10 +78,10 @@ async def _watch() -> None:
             now = time.monotonic()
             if now - last_housekeeping >= HOUSEKEEPING_EVERY:
                 last_housekeeping = now
-                await _in_thread(rounds.prepare_stalled_rounds)()
+                await in_thread(rounds.prepare_stalled_rounds)()
             if now - last_cleanup >= CLEANUP_EVERY:
                 last_cleanup = now
-                await _in_thread(housekeeping.cleanup_idle_rooms)()
+                await in_thread(housekeeping.cleanup_idle_rooms)()
         except asyncio.CancelledError:
             raise
         except Exception:  # a database hiccup must not stop the clock for good

@@ -53,7 +53,6 @@ class LiveRound:
 
     id: int
     room_id: int
-    number: int
     starts_at: float
     ends_at: float | None
     board: Board
@@ -147,7 +146,6 @@ def load(room_id: int) -> Round | LiveRound | None:
     live = LiveRound(
         id=round_.id,
         room_id=room_id,
-        number=round_.number,
         starts_at=round_.starts_at.timestamp(),
         ends_at=round_.ends_at.timestamp() if round_.ends_at else None,
         board=parse_board(round_.board),

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import ParamSpec, TypeVar
 
+from channels.db import database_sync_to_async
 from django.db import InterfaceError, OperationalError, connection
 
 # Threads per process: each holds one database connection (see DATABASE_POOL_SIZE).
@@ -25,6 +26,13 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 _executor = ThreadPoolExecutor(max_workers=WRITER_THREADS, thread_name_prefix="word-path")
+
+
+def in_thread(func: Callable[P, R]) -> Callable[P, Awaitable[R]]:
+    """Any other database work from async code (connects, state, round ends, housekeeping):
+    on the event loop's thread pool. Channels' default, one thread per process
+    (``thread_sensitive``), would queue every socket's work behind every other's."""
+    return database_sync_to_async(func, thread_sensitive=False)
 
 
 async def run(func: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:

@@ -23,6 +23,19 @@ from tests.browser.helpers import (
 pytestmark = pytest.mark.browser
 
 
+def assert_both_words_kept(page, code: str, first: str, second: str, errors: list[str]) -> None:
+    """Back online, both words show and none waits any more; after a reload the server's
+    own list has them too, the one typed while cut off once."""
+    expect(my_word(page, second)).to_be_visible()
+    expect(my_word(page, first)).to_be_visible()
+    assert outbox_words(page, code) == []
+    page.reload()
+    wait_until_playing(page)
+    expect(page.locator("#my-words li")).to_have_count(2)
+    expect(my_word(page, second)).to_have_count(1)
+    assert page_errors(errors) == []
+
+
 def page_errors(errors: list[str]) -> list[str]:
     """The page's errors, without Chromium's console lines for connection attempts that
     fail while there is no network or no server (the page retries them by design)."""
@@ -65,18 +78,9 @@ def test_phone_offline_and_back_keeps_and_sends_words(site, browser) -> None:
         context.set_offline(False)
         expect(badge).to_have_attribute("data-status", "open")
         expect(banner).to_be_hidden()
-        expect(my_word(page, second.word)).to_be_visible()
-        expect(my_word(page, first.word)).to_be_visible()
         expect(page.locator("#my-words li")).to_have_count(2)
         expect(page.locator("#notices .notice")).to_have_count(0)
-        assert outbox_words(page, code) == []
-
-        # The server's own list: both words, the one typed offline once.
-        page.reload()
-        wait_until_playing(page)
-        expect(page.locator("#my-words li")).to_have_count(2)
-        expect(my_word(page, second.word)).to_have_count(1)
-        assert page_errors(errors) == []
+        assert_both_words_kept(page, code, first.word, second.word, errors)
     finally:
         context.close()
 
@@ -114,15 +118,7 @@ def test_silent_dead_connection_is_noticed_and_words_are_delivered(browser, tmp_
         }"""
         )
         expect(badge).to_have_attribute("data-status", "open", timeout=35_000)
-        expect(my_word(page, second.word)).to_be_visible()
-        expect(my_word(page, first.word)).to_be_visible()
-        assert outbox_words(page, code) == []
-
-        page.reload()
-        wait_until_playing(page)
-        expect(page.locator("#my-words li")).to_have_count(2)
-        expect(my_word(page, second.word)).to_have_count(1)
-        assert page_errors(errors) == []
+        assert_both_words_kept(page, code, first.word, second.word, errors)
     finally:
         if frozen:
             os.killpg(server.process.pid, signal.SIGCONT)
