@@ -110,6 +110,7 @@ PRESETS: dict[str, dict[str, Any]] = {
 BURST_TIMES = 3
 BURST_JOINS = 40
 BURST_CREATIONS = 10
+SLOW_VERDICT_MS = 150  # the floor for verdict p99: when in the round the slower ones were sent
 IN_TIME_MARGIN_SECONDS = 0.05  # a word sent this long before ends_at arrived in time
 CLIENT_CPU_WARNING = 0.85  # share of one core
 CLOSE_NO_RECONNECT = {1000, 4001, 4403, 4404}
@@ -653,6 +654,8 @@ class Pending:
 @dataclass
 class Metrics:
     verdict_ms: list[float] = field(default_factory=list)
+    # seconds after ends_at (negative: before) at which a verdict slower than SLOW_VERDICT_MS was sent
+    slow_verdict_sent: list[float] = field(default_factory=list)
     verdicts: Counter[str] = field(default_factory=Counter)
     errors: Counter[str] = field(default_factory=Counter)  # every error reply, by code
     submit_errors: Counter[str] = field(default_factory=Counter)
@@ -1092,7 +1095,12 @@ class Player:
             return
         self.answered.add(str(client_id))
         self.outstanding[entry.round_number] -= 1
-        self.m.verdict_ms.append((time.perf_counter() - entry.sent_perf) * 1000)
+        verdict_ms = (time.perf_counter() - entry.sent_perf) * 1000
+        self.m.verdict_ms.append(verdict_ms)
+        ends_at = self.ends_at.get(entry.round_number)
+        if verdict_ms > SLOW_VERDICT_MS and ends_at is not None:
+            sent_wall = time.time() - verdict_ms / 1000
+            self.m.slow_verdict_sent.append(sent_wall - ends_at)
         verdict = message.get("verdict")
         self.m.verdicts[str(verdict)] += 1
         if verdict == "accepted":
@@ -1667,6 +1675,9 @@ def build_report(run: Run, load: dict[str, Any]) -> dict[str, Any]:
         "words_sent": dict(m.words_sent) | {"total": sum(m.words_sent.values())},
         "verdict_latency_ms": summary(m.verdict_ms),
         "verdicts": dict(m.verdicts.most_common()),
+        "slow_verdicts_by_second_before_end": dict(
+            sorted(Counter(math.floor(-t) for t in m.slow_verdict_sent).items())
+        ),
         "round_ended_after_deadline_ms": summary(m.round_ended_ms, (50, 99)),
         "round_ended_never_as_event": m.round_ended_never,
         "round_ended_recovered_by_sync": m.round_ended_by_sync,
@@ -1836,6 +1847,12 @@ def print_report(report: dict[str, Any]) -> None:
     )
     add(f"verdict latency ms: {format_summary(report['verdict_latency_ms'])}")
     add(f"verdicts: {_counts(report['verdicts'])}")
+    slow = report["slow_verdicts_by_second_before_end"]
+    if slow:
+        add(
+            f"verdicts over {SLOW_VERDICT_MS} ms by when they were sent (s before ends_at: count): "
+            + ", ".join(f"{second}: {count}" for second, count in slow.items())
+        )
     add(
         f"deadline -> round.ended, ms after ends_at: "
         f"{format_summary(report['round_ended_after_deadline_ms'])}"

@@ -7,9 +7,11 @@ an ``error`` message and the socket stays open.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -46,6 +48,12 @@ CLOSE_NO_ROOM = 4404
 CLOSE_NOT_A_PLAYER = 4403
 CLOSE_KICKED = 4001
 CLOSE_LEFT = 1000
+# Requests answered side by side, each in its own task, so a slow database write does not
+# hold up the socket's next frames or the room's events; others are answered in order.
+SIDE_BY_SIDE = frozenset({"submit", "ping"})
+# Beyond this many unanswered side-by-side requests a socket's frames wait their turn again
+# (the rate limit keeps honest clients far below it).
+MAX_IN_FLIGHT = 32
 
 # Room events after which this process reloads the room's running round (games.live).
 ROUND_CHANGES = frozenset({"round.preparing", "round.started", "round.ended"})
@@ -97,6 +105,9 @@ def take_token(player_id: int) -> bool:
     return True
 
 
+Handler = Callable[["RoomConsumer", dict], Awaitable[dict | None]]
+
+
 class RoomConsumer(AsyncWebsocketConsumer):
     """One player's connection to one room."""
 
@@ -106,7 +117,10 @@ class RoomConsumer(AsyncWebsocketConsumer):
     # Set once we close the socket: events already queued for it (the player.left of a
     # ``leave``, say) are dropped, as Daphne raises on a send to a closed socket.
     closed: bool = False
-    received_at: float = 0.0
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.in_flight: set[asyncio.Task[None]] = set()  # submits being judged and written
 
     @property
     def me(self) -> Player:
@@ -149,6 +163,9 @@ class RoomConsumer(AsyncWebsocketConsumer):
         await self._send_state()
 
     async def disconnect(self, close_code: int) -> None:
+        # Words still being written finish (a resend with their client_id gets the verdict);
+        # their replies have nowhere to go.
+        self.closed = True
         if self.room is None or self.player is None:
             return
         await self.channel_layer.group_discard(events.room_group(self.room.code), self.channel_name)
@@ -161,12 +178,11 @@ class RoomConsumer(AsyncWebsocketConsumer):
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         # When the entry reached the server: what decides whether a word came in time.
-        self.received_at = time.time()
+        received_at = time.time()
         if self.player is None or self.kicked:
             return
         request_id = None
         kind: str | None = None
-        reply: dict[str, Any] | None
         try:
             message = self._parse(text_data)
             request_id = message.get("request_id")
@@ -177,6 +193,26 @@ class RoomConsumer(AsyncWebsocketConsumer):
             if handler is None:
                 known = ", ".join(sorted(self.HANDLERS))
                 raise InvalidInput(f"unknown message type {kind!r}; known: {known}")
+        except GameError as error:
+            await self._reply({"type": "error", **error.to_dict(), "request": kind}, request_id)
+            return
+        message["received_at"] = received_at
+        answer = self._answer(handler, message, kind, request_id)
+        if kind in SIDE_BY_SIDE and len(self.in_flight) < MAX_IN_FLIGHT:
+            # Not awaited: this socket's next frames (their arrival times) and the room's
+            # events do not wait for this word's write.
+            task = asyncio.get_running_loop().create_task(answer)
+            self.in_flight.add(task)
+            task.add_done_callback(self.in_flight.discard)
+        else:
+            await answer
+
+    async def _answer(
+        self, handler: Handler, message: dict, kind: str | None, request_id: Any
+    ) -> None:
+        """Run a handler and send its reply, or the error it raised."""
+        reply: dict[str, Any] | None
+        try:
             reply = await handler(self, message)
         except GameError as error:
             reply = {"type": "error", **error.to_dict(), "request": kind}
@@ -189,9 +225,12 @@ class RoomConsumer(AsyncWebsocketConsumer):
                 "request": kind,
             }
         if reply is not None:
-            if request_id is not None:
-                reply["request_id"] = request_id
-            await self._send(reply)
+            await self._reply(reply, request_id)
+
+    async def _reply(self, reply: dict[str, Any], request_id: Any) -> None:
+        if request_id is not None:
+            reply["request_id"] = request_id
+        await self._send(reply)
 
     # ------------------------------------------------------------ message handlers
 
@@ -201,7 +240,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
             self.me.pk,
             message.get("word"),
             message.get("client_id") or "",
-            self.received_at,
+            message["received_at"],
         )
         reply: dict[str, Any] = {
             "type": "verdict",
