@@ -16,8 +16,8 @@ from solver.errors import SolverError
 class PlayerInline(admin.TabularInline):
     model = Player
     extra = 0
-    fields = ("nickname", "joined_at", "left_at", "kicked", "connections")
-    readonly_fields = ("joined_at",)
+    fields = ("nickname", "joined_at", "left_at", "kicked", "last_seen_at")
+    readonly_fields = ("joined_at", "last_seen_at")
 
 
 @admin.register(Room)
@@ -38,7 +38,7 @@ class RoomAdmin(admin.ModelAdmin):
 
 @admin.register(Player)
 class PlayerAdmin(admin.ModelAdmin):
-    list_display = ("nickname", "room", "joined_at", "left_at", "kicked", "connections")
+    list_display = ("nickname", "room", "joined_at", "left_at", "kicked", "last_seen_at")
     search_fields = ("nickname", "room__code")
     exclude = ("token",)
 

@@ -6,8 +6,10 @@
   its deadline ends, whichever process ends it), and every ``live_counts.PUBLISH_SECONDS``
   it sends the live counts of rooms whose counts changed (``games.live_counts``) and lets
   go of rounds idle for long.
+- The presence beat (``games.presence``): every ``presence.BEAT_SECONDS`` it renews the
+  rows of this process's sockets and sweeps those of dead processes.
 
-Both start with the first request or websocket the process serves.
+All start with the first request or websocket the process serves.
 """
 
 from __future__ import annotations
@@ -16,28 +18,32 @@ import asyncio
 import contextlib
 import logging
 
-from games import deadlines, live, live_counts
+from games import deadlines, live, live_counts, presence
 from games.writers import in_thread
 
 logger = logging.getLogger(__name__)
 
-_flushers: dict[asyncio.AbstractEventLoop, asyncio.Task] = {}
+_tasks: dict[asyncio.AbstractEventLoop, list[asyncio.Task]] = {}
 
 
 def ensure_started() -> None:
-    """Start this loop's deadline watcher and flusher unless they run already."""
+    """Start this loop's deadline watcher, flusher and presence beat unless they run."""
     deadlines.ensure_watcher()
     loop = asyncio.get_running_loop()
-    task = _flushers.get(loop)
-    if task is None or task.done():
-        _flushers[loop] = loop.create_task(_flush_forever(), name="live-round-flusher")
+    tasks = _tasks.get(loop)
+    if tasks is None or any(task.done() for task in tasks):
+        for task in tasks or []:
+            task.cancel()
+        _tasks[loop] = [
+            loop.create_task(_flush_forever(), name="live-round-flusher"),
+            loop.create_task(_beat_forever(), name="presence-beat"),
+        ]
 
 
 async def stop() -> None:
     """Stop this loop's background work (tests)."""
     await deadlines.stop_watcher()
-    task = _flushers.pop(asyncio.get_running_loop(), None)
-    if task is not None:
+    for task in _tasks.pop(asyncio.get_running_loop(), []):
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task
@@ -65,3 +71,20 @@ async def _flush_forever() -> None:
             raise
         except Exception:  # a database hiccup must not stop the counts for good
             logger.exception("live round flusher: pass failed; retrying")
+
+
+def beat_once() -> None:
+    """One presence beat (worker thread): renew this process's sockets, sweep dead ones."""
+    presence.beat()
+    presence.sweep()
+
+
+async def _beat_forever() -> None:
+    while True:
+        try:
+            await in_thread(beat_once)()
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # the database is back soon; the next beat renews what this missed
+            logger.exception("presence beat: failed; retrying")
+        await asyncio.sleep(presence.BEAT_SECONDS)

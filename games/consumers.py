@@ -159,7 +159,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
             return
         await self.channel_layer.group_add(events.room_group(self.room.code), self.channel_name)
         await self.channel_layer.group_add(events.player_group(self.player.id), self.channel_name)
-        await in_thread(presence.do_connect)(self.player)
+        await in_thread(presence.do_connect)(self.player, self.channel_name)
         await self._send_state()
 
     async def disconnect(self, close_code: int) -> None:
@@ -168,13 +168,16 @@ class RoomConsumer(AsyncWebsocketConsumer):
         self.closed = True
         if self.room is None or self.player is None:
             return
-        await self.channel_layer.group_discard(events.room_group(self.room.code), self.channel_name)
-        await self.channel_layer.group_discard(
-            events.player_group(self.player.id), self.channel_name
-        )
-        offline = await in_thread(presence.do_disconnect)(self.player)
-        if offline is not None:
-            await events.send_room_event(self.room.code, offline)
+        # Presence first: if Redis is down the player still goes offline (stale group
+        # members only cost a message to a channel nobody reads, which expires).
+        offline = await in_thread(presence.do_disconnect)(self.player, self.channel_name)
+        try:
+            for group in (events.room_group(self.room.code), events.player_group(self.player.id)):
+                await self.channel_layer.group_discard(group, self.channel_name)
+            if offline is not None:
+                await events.send_room_event(self.room.code, offline)
+        except Exception:  # Redis unreachable: nothing more to do here
+            logger.warning("websocket disconnect: channel layer unreachable", exc_info=True)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         # When the entry reached the server: what decides whether a word came in time.

@@ -8,8 +8,8 @@ from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from games.models import (
+    Connection,
     IdempotentResponse,
-    Player,
     Room,
 )
 
@@ -20,8 +20,8 @@ IDLE_ROOM_LIFETIME = timedelta(days=1)
 def cleanup_idle_rooms() -> int:
     """Delete rooms with nobody online and no activity for a day; returns how many."""
     cutoff = timezone.now() - IDLE_ROOM_LIFETIME
-    someone_online = Player.objects.filter(
-        room=OuterRef("pk"), connections__gt=0, left_at__isnull=True
+    someone_online = Connection.objects.live().filter(
+        player__room=OuterRef("pk"), player__left_at__isnull=True
     )
     idle = Room.objects.filter(last_active_at__lt=cutoff).exclude(Exists(someone_online))
     count = 0

@@ -7,9 +7,12 @@ finished round keeps the rules (and dictionary) it was played with.
 from __future__ import annotations
 
 import secrets
+from datetime import timedelta
 
 from django.db import models
+from django.db.models import Exists, OuterRef
 from django.db.models.functions import Lower
+from django.utils import timezone
 
 from solver.dice import DEFAULT_DICE_SET
 from solver.scoring import default_min_length
@@ -22,6 +25,9 @@ DEFAULT_ROUND_SECONDS = 180
 MIN_ROUND_SECONDS = 30
 MAX_ROUND_SECONDS = 30 * 60
 NICKNAME_MAX_LENGTH = 24
+# A socket counts as open while the web process holding it renewed it this recently
+# (games.presence renews every few seconds): a dead process's players go offline after it.
+PRESENCE_TIMEOUT = timedelta(seconds=30)
 
 
 def new_room_code() -> str:
@@ -110,6 +116,14 @@ class Room(models.Model):
         return self.min_length or default_min_length(self.rows, self.cols)
 
 
+class PlayerQuerySet(models.QuerySet["Player"]):
+    def with_presence(self) -> PlayerQuerySet:
+        """Annotate ``is_online``: whether a socket of the player is open in a live process."""
+        return self.annotate(
+            is_online=Exists(Connection.objects.live().filter(player=OuterRef("pk")))
+        )
+
+
 class Player(models.Model):
     """Someone at the table: a nickname in one room, no account."""
 
@@ -121,10 +135,13 @@ class Player(models.Model):
     joined_at = models.DateTimeField(auto_now_add=True)
     left_at = models.DateTimeField(null=True, blank=True)
     kicked = models.BooleanField(default=False)
-    connections = models.PositiveIntegerField(
-        default=0, help_text="Open websockets; the player is online while this is above 0."
+    last_seen_at = models.DateTimeField(
+        auto_now_add=True, help_text="When the player's last socket closed (or its process died)."
     )
-    last_seen_at = models.DateTimeField(auto_now_add=True)
+
+    objects = PlayerQuerySet.as_manager()
+    # Set by PlayerQuerySet.with_presence(); presenters read it through ``online``.
+    is_online: bool
 
     class Meta:
         ordering = ["joined_at", "id"]
@@ -146,7 +163,31 @@ class Player(models.Model):
 
     @property
     def online(self) -> bool:
-        return self.active and self.connections > 0
+        """Needs ``is_online`` (``with_presence()``, or set by whoever just learned it)."""
+        return self.active and self.is_online
+
+
+class ConnectionQuerySet(models.QuerySet["Connection"]):
+    def live(self) -> ConnectionQuerySet:
+        """Sockets whose process renewed them within PRESENCE_TIMEOUT."""
+        return self.filter(beat_at__gte=timezone.now() - PRESENCE_TIMEOUT)
+
+
+class Connection(models.Model):
+    """One open websocket of a player. The web process holding it renews ``beat_at`` every
+    few seconds (games.presence); a row not renewed for PRESENCE_TIMEOUT belonged to a process
+    that died, and is swept. A player is online while one of their rows is live."""
+
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="sockets")
+    channel_name = models.CharField(max_length=200, unique=True)
+    process = models.CharField(max_length=100, db_index=True)
+    connected_at = models.DateTimeField(auto_now_add=True)
+    beat_at = models.DateTimeField(db_index=True)
+
+    objects = ConnectionQuerySet.as_manager()
+
+    def __str__(self) -> str:
+        return f"socket of player {self.player_id} in {self.process}"
 
 
 class Round(models.Model):

@@ -1,41 +1,148 @@
-"""Who is online: a player's open sockets, counted as they connect and disconnect."""
+"""Who is online, by heartbeat: a row per open socket, renewed by the process holding it.
+
+Each web process knows the sockets it holds (``_open``). Every ``BEAT_SECONDS`` it renews
+their rows in one UPDATE (``beat``) and sweeps rows that no process renewed for
+``PRESENCE_TIMEOUT`` (``sweep``): those belonged to a process that died or lost the
+database, so their players go offline within that time, with nothing to clean by hand. A
+host who has been away that long hands the room to a player who is there.
+
+A clean disconnect deletes its row at once; the player goes offline when no live row is
+left. Events are sent after the commit (``games.events``).
+"""
 
 from __future__ import annotations
 
+import logging
+import os
+import secrets
+import socket
+
 from django.db import transaction
-from django.db.models import F
+from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
-from games import events
-from games.models import (
-    Player,
-    Room,
-)
+from games import events, rooms
+from games.models import PRESENCE_TIMEOUT, Connection, Player, Room
+
+logger = logging.getLogger(__name__)
+
+# How often a process renews its sockets' rows and sweeps dead ones (seconds); well under
+# PRESENCE_TIMEOUT, so a process that misses a beat or two (a busy moment) stays present.
+BEAT_SECONDS = 5.0
+# A host away (no live socket) this long hands the room to a player who is there.
+HOST_AWAY = PRESENCE_TIMEOUT
+
+# This process: names its rows so that it renews only its own.
+PROCESS = f"{socket.gethostname()[:60]}:{os.getpid()}:{secrets.token_hex(4)}"
+# This process's open sockets: channel name -> player id.
+_open: dict[str, int] = {}
 
 
-def do_connect(player: Player) -> None:
+def do_connect(player: Player, channel_name: str) -> None:
+    """Record a socket of the player; ``player.online`` goes to the room if they were
+    offline."""
+    _open[channel_name] = player.pk
     with transaction.atomic():
-        Player.objects.filter(pk=player.pk).update(
-            connections=F("connections") + 1, last_seen_at=timezone.now()
+        was_online = Connection.objects.live().filter(player=player).exists()
+        Connection.objects.update_or_create(
+            channel_name=channel_name,
+            defaults={"player": player, "process": PROCESS, "beat_at": timezone.now()},
         )
-        player.refresh_from_db(fields=["connections"])
-        if player.connections == 1:
+        if not was_online:
             room = Room.objects.get(pk=player.room_id)
             events.emit_to_room(room, "player.online", {"player_id": player.id, "online": True})
 
 
-def do_disconnect(player: Player) -> dict | None:
-    """Count one socket less; returns the ``player.online`` event to send if the player is
-    now offline. The caller (an async consumer) sends it: during a server shutdown a
-    blocking send from this worker thread would wait for an event loop that has stopped."""
+def do_disconnect(player: Player, channel_name: str) -> dict | None:
+    """Forget a socket; returns the ``player.online`` event to send if the player is now
+    offline. The caller (an async consumer) sends it: during a server shutdown a blocking
+    send from this worker thread would wait for an event loop that has stopped."""
+    _open.pop(channel_name, None)
     with transaction.atomic():
-        Player.objects.filter(pk=player.pk, connections__gt=0).update(
-            connections=F("connections") - 1, last_seen_at=timezone.now()
-        )
-        player.refresh_from_db(fields=["connections", "left_at"])
-        if player.connections == 0 and player.left_at is None:
+        Connection.objects.filter(channel_name=channel_name).delete()
+        Player.objects.filter(pk=player.pk).update(last_seen_at=timezone.now())
+        still_here = Connection.objects.live().filter(player=player).exists()
+        player.refresh_from_db(fields=["left_at"])
+        if not still_here and player.left_at is None:
             room = Room.objects.get(pk=player.room_id)
             return events.room_event(
                 room, "player.online", {"player_id": player.id, "online": False}
             )
     return None
+
+
+def beat() -> None:
+    """Renew this process's sockets. Rows another process swept while this one could not
+    reach the database come back (their players online again); rows of sockets whose
+    disconnect could not be recorded go."""
+    open_now = dict(_open)
+    renewed = Connection.objects.filter(process=PROCESS).update(beat_at=timezone.now())
+    if renewed == len(open_now):
+        return
+    stored = set(Connection.objects.filter(process=PROCESS).values_list("channel_name", flat=True))
+    gone = stored - open_now.keys()
+    if gone:
+        Connection.objects.filter(channel_name__in=gone).delete()
+    for channel_name in open_now.keys() - stored:
+        player = Player.objects.filter(pk=open_now[channel_name], left_at__isnull=True).first()
+        if player is not None and channel_name in _open:
+            do_connect(player, channel_name)
+
+
+def sweep() -> int:
+    """Delete sockets no process renewed for PRESENCE_TIMEOUT, tell each room whose players
+    went offline, and pass on hosting where the host is away; returns the sockets swept.
+    Any process may run it; each stale row is deleted (and reported) once."""
+    cutoff = timezone.now() - PRESENCE_TIMEOUT
+    with transaction.atomic():
+        stale = Connection.objects.filter(beat_at__lt=cutoff).select_for_update(skip_locked=True)
+        rows = list(stale.values_list("id", "player_id", "beat_at"))
+        Connection.objects.filter(id__in=[row[0] for row in rows]).delete()
+        for player_id, last_beat in {row[1]: row[2] for row in rows}.items():
+            Player.objects.filter(pk=player_id, last_seen_at__lt=last_beat).update(
+                last_seen_at=last_beat
+            )
+        gone = (
+            Player.objects.filter(pk__in={row[1] for row in rows}, left_at__isnull=True)
+            .with_presence()
+            .filter(is_online=False)
+            .select_related("room")
+        )
+        for player in gone:
+            events.emit_to_room(
+                player.room, "player.online", {"player_id": player.id, "online": False}
+            )
+    if rows:
+        logger.info("presence: swept %d sockets of dead processes", len(rows))
+    pass_on_hosting_from_absent_hosts()
+    return len(rows)
+
+
+def pass_on_hosting_from_absent_hosts() -> int:
+    """Rooms whose host has been away for HOST_AWAY while another player is there get a new
+    host (the longest-present player who is online); returns how many changed hands."""
+    live = Connection.objects.live()
+    away_since = timezone.now() - HOST_AWAY
+    rooms_to_pass = (
+        Room.objects.filter(host__isnull=False, host__last_seen_at__lt=away_since)
+        .exclude(Exists(live.filter(player=OuterRef("host_id"))))
+        .filter(
+            Exists(
+                live.filter(
+                    player__room=OuterRef("pk"),
+                    player__left_at__isnull=True,
+                    player__kicked=False,
+                )
+            )
+        )
+        .values_list("id", flat=True)
+    )
+    passed = 0
+    for room_id in list(rooms_to_pass):
+        passed += rooms.pass_hosting_if_away(room_id, away_since)
+    return passed
+
+
+def open_sockets() -> int:
+    """How many sockets this process holds (for tests and diagnostics)."""
+    return len(_open)

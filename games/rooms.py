@@ -3,6 +3,7 @@ next board. Each ``do_*`` runs in one transaction and sends its events after com
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from django.db import IntegrityError, transaction
@@ -19,6 +20,7 @@ from games.lexicons import (
     default_dictionary,
 )
 from games.models import (
+    Connection,
     Player,
     Room,
     Round,
@@ -59,6 +61,7 @@ def do_join_room(room: Room, nickname: Any) -> Player:
     if room.host_id is None:
         Room.objects.filter(pk=room.pk).update(host=player)
         room.host_id = player.id
+    player.is_online = False  # a socket comes next
     events.emit_to_room(room, "player.joined", {"player": presenters.player_dict(player)})
     return player
 
@@ -67,8 +70,9 @@ def do_join_room(room: Room, nickname: Any) -> Player:
 def do_leave(player: Player) -> None:
     """The player leaves the room; hosting passes to the longest-present player."""
     now = timezone.now()
-    Player.objects.filter(pk=player.pk).update(left_at=now, connections=0)
+    Player.objects.filter(pk=player.pk).update(left_at=now)
     player.left_at = now
+    Connection.objects.filter(player=player).delete()  # offline now; their sockets close
     room = Room.objects.select_for_update().get(pk=player.room_id)
     events.emit_to_room(room, "player.left", {"player_id": player.id})
     # Every socket of the player closes (other tabs, other devices), not only the one that
@@ -79,14 +83,38 @@ def do_leave(player: Player) -> None:
 
 
 def _pass_hosting(room: Room) -> None:
+    """Hosting goes to the longest-present player who is online, else to the longest-present
+    player; the room has no host when nobody is left."""
     successor = (
         Player.objects.filter(room=room, left_at__isnull=True, kicked=False)
-        .order_by("-connections", "joined_at")
+        .exclude(pk=room.host_id)
+        .with_presence()
+        .order_by("-is_online", "joined_at")
         .first()
     )
     room.host = successor
     room.save(update_fields=["host"])
     events.emit_to_room(room, "host.changed", {"host_id": room.host_id})
+
+
+@transaction.atomic
+def pass_hosting_if_away(room_id: int, away_since: datetime) -> bool:
+    """Pass hosting on if the room's host is still away (no live socket, last seen before
+    ``away_since``) and another player is online; checked again under the room's lock."""
+    room = Room.objects.select_for_update().get(pk=room_id)
+    host = Player.objects.filter(pk=room.host_id).with_presence().first()
+    if host is None or host.is_online or host.last_seen_at >= away_since:
+        return False
+    others_online = (
+        Player.objects.filter(room=room, left_at__isnull=True, kicked=False)
+        .exclude(pk=host.pk)
+        .with_presence()
+        .filter(is_online=True)
+    )
+    if not others_online.exists():
+        return False
+    _pass_hosting(room)
+    return True
 
 
 @transaction.atomic

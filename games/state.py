@@ -46,7 +46,7 @@ def room_state(room: Room, viewer: Player | None = None) -> dict:
     """The full picture after connecting, reloading or missing an event. Refused entries
     this process still holds in memory are written first: they are part of "my words"."""
     live.flush_refused(room_id=room.pk)
-    players = [p for p in room.players.filter(left_at__isnull=True) if not p.kicked]
+    players = [p for p in room.players.filter(left_at__isnull=True).with_presence() if not p.kicked]
     for player in players:
         player.room = room
     current = room.rounds.order_by("-number").first()

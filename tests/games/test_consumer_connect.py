@@ -165,8 +165,8 @@ async def test_others_see_a_player_come_online_and_go_offline():
     bob.comm = None
     offline = await receive_until(ann.comm, "player.online", player_id=bob.id)
     assert offline["online"] is False
-    row = await sync_to_async(PlayerRow.objects.get)(pk=bob.id)
-    assert row.connections == 0
+    row = await sync_to_async(PlayerRow.objects.with_presence().get)(pk=bob.id)
+    assert not row.online
 
 
 async def test_two_tabs_count_as_one_online_player():
@@ -182,8 +182,8 @@ async def test_two_tabs_count_as_one_online_player():
     await bob.comm.disconnect()
     bob.comm = None
     assert not [m for m in await collect(ann.comm) if m["type"] == "player.online"]
-    row = await sync_to_async(PlayerRow.objects.get)(pk=bob.id)
-    assert row.connections == 1 and row.online
+    row = await sync_to_async(PlayerRow.objects.with_presence().get)(pk=bob.id)
+    assert row.online
 
 
 async def test_sync_resends_the_state():

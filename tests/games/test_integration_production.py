@@ -35,6 +35,8 @@ from celery import Celery
 from psycopg import sql
 
 from boggle_site.env import celery_config
+from games.models import PRESENCE_TIMEOUT
+from games.presence import BEAT_SECONDS
 from solver import dictionaries, parse_board, solve
 
 pytestmark = pytest.mark.integration
@@ -545,4 +547,37 @@ async def test_round_ends_once_when_a_web_process_dies(stack: Stack) -> None:
         await ann.close()
         await bob.close()
         celery.close()
+    assert_no_tracebacks(stack)
+
+
+async def test_players_of_a_killed_web_process_go_offline_and_hosting_passes_on(
+    stack: Stack,
+) -> None:
+    """Daphne A dies with SIGKILL (no disconnect handler runs): within the presence timeout
+    (plus a beat or two) B's beat sweeps A's sockets, Bob hears that Ann went offline, and
+    hosting passes to him; Ann comes back through B and is online again."""
+    code, ann, bob = await open_room(stack)
+    try:
+        mark = len(bob.messages)
+        stack.web["A"].stop(signal.SIGKILL)
+        await asyncio.wait_for(ann.reader, WAIT)
+        away = PRESENCE_TIMEOUT.total_seconds() + 3 * BEAT_SECONDS + WAIT
+        offline = await bob.wait_for("player.online", mark, away, player_id=ann.id)
+        assert offline["online"] is False
+        changed = await bob.wait_for("host.changed", mark, WAIT)
+        assert changed["host_id"] == bob.id
+        state = (await bob.request({"type": "sync"}))["state"]
+        assert {p["nickname"]: p["online"] for p in state["players"]} == {
+            "Ann": False,
+            "Bob": True,
+        }
+
+        mark = len(bob.messages)
+        ann.url = stack.ws_url("B", code, ann.token)
+        await ann.open()
+        online = await bob.wait_for("player.online", mark, player_id=ann.id)
+        assert online["online"] is True
+    finally:
+        await ann.close()
+        await bob.close()
     assert_no_tracebacks(stack)

@@ -3,14 +3,15 @@ and the housekeeping jobs (stalled rounds, overdue rounds, idle rooms)."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+import uuid
+from datetime import datetime, timedelta
 
 import pytest
 from django.utils import timezone
 
 from games import events, housekeeping, live_counts, rooms, rounds, state, tasks, words
 from games.exceptions import InvalidInput, NotHost, WrongRoundState
-from games.models import Player, Room, Round, Submission
+from games.models import PRESENCE_TIMEOUT, Connection, Player, Room, Round, Submission
 from tests.games.ws_helpers import BOARD
 
 pytestmark = pytest.mark.django_db
@@ -365,6 +366,16 @@ def test_prepare_stalled_rounds_picks_up_a_round_left_preparing():
 # ---------------------------------------------------------------- idle rooms
 
 
+def open_socket(player: Player, beat_at: datetime | None = None) -> Connection:
+    """A socket of the player as a web process records it (renewed at ``beat_at``)."""
+    return Connection.objects.create(
+        player=player,
+        channel_name=f"test.{uuid.uuid4().hex}",
+        process="another-process",
+        beat_at=beat_at or timezone.now(),
+    )
+
+
 def test_cleanup_deletes_rooms_idle_for_a_day_with_nobody_online():
     """Idle for over a day and nobody online: deleted with its players and rounds. Rooms
     with someone online, or used recently, stay."""
@@ -374,9 +385,12 @@ def test_cleanup_deletes_rooms_idle_for_a_day_with_nobody_online():
     online_host, _ = make_room()
     recent_host, _ = make_room()
     left_host, left_bob = make_room()
-    Player.objects.filter(pk=online_host.pk).update(connections=1)
-    # A player who left with a socket still counted open does not keep the room alive.
-    Player.objects.filter(pk=left_bob.pk).update(connections=1, left_at=long_ago)
+    open_socket(online_host)
+    # A player who left with a socket still recorded open does not keep the room alive.
+    open_socket(left_bob)
+    Player.objects.filter(pk=left_bob.pk).update(left_at=long_ago)
+    # Nor does a socket whose process died (not renewed for PRESENCE_TIMEOUT).
+    open_socket(idle_host, beat_at=timezone.now() - PRESENCE_TIMEOUT - timedelta(seconds=1))
     idle_rooms = [idle_host.room_id, online_host.room_id, left_host.room_id]
     Room.objects.filter(pk__in=idle_rooms).update(last_active_at=long_ago)
     Room.objects.filter(pk=recent_host.room_id).update(
@@ -423,7 +437,7 @@ def test_leaving_passes_hosting_to_the_longest_present_online_player():
     room, ann = rooms.do_create_room("Ann")
     bob = rooms.do_join_room(room, "Bob")
     cy = rooms.do_join_room(room, "Cy")
-    Player.objects.filter(pk=cy.pk).update(connections=1)
+    open_socket(cy)
     rooms.do_leave(ann)
     assert Room.objects.get(pk=room.pk).host_id == cy.id
     rooms.do_leave(cy)

@@ -1,0 +1,152 @@
+"""Presence by heartbeat: sockets recorded per process, renewed by it, swept when it died."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.utils import timezone
+
+from games import events, presence, rooms, state
+from games.models import PRESENCE_TIMEOUT, Connection, Player, Room
+
+# Real commits: events leave after commit.
+pytestmark = pytest.mark.django_db(transaction=True)
+
+LONG_AGO = PRESENCE_TIMEOUT + timedelta(seconds=1)
+
+
+@pytest.fixture(autouse=True)
+def no_open_sockets() -> Iterator[None]:
+    presence._open.clear()
+    yield
+    presence._open.clear()
+
+
+@pytest.fixture
+def sent(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
+    """Events as they leave (after commit)."""
+    delivered: list[dict[str, Any]] = []
+    monkeypatch.setattr(
+        events, "_deliver", lambda group, handler, message: delivered.append(message)
+    )
+    return delivered
+
+
+def online_events(sent: list[dict[str, Any]]) -> list[tuple[int, bool]]:
+    return [(m["player_id"], m["online"]) for m in sent if m["type"] == "player.online"]
+
+
+def channel() -> str:
+    return f"test.{uuid.uuid4().hex}"
+
+
+def socket_of_dead_process(player: Player) -> Connection:
+    """A socket recorded by a process that stopped renewing it PRESENCE_TIMEOUT ago."""
+    return Connection.objects.create(
+        player=player,
+        channel_name=channel(),
+        process="dead-process",
+        beat_at=timezone.now() - LONG_AGO,
+    )
+
+
+def online(room: Room) -> dict[str, bool]:
+    room.refresh_from_db()
+    return {p["nickname"]: p["online"] for p in state.room_state(room)["players"]}
+
+
+def test_connecting_and_disconnecting_say_online_and_offline(sent: list) -> None:
+    room, ann = rooms.do_create_room("Ann")
+    presence.do_connect(ann, first := channel())
+    presence.do_connect(ann, second := channel())  # a second tab: no second announcement
+    assert online_events(sent) == [(ann.id, True)]
+    assert presence.do_disconnect(ann, first) is None  # still here in the other tab
+    offline = presence.do_disconnect(ann, second)
+    assert offline is not None and (offline["player_id"], offline["online"]) == (ann.id, False)
+    assert online(room) == {"Ann": False}
+    assert presence.open_sockets() == 0
+
+
+def test_the_sockets_of_a_dead_process_are_swept_and_their_players_go_offline(
+    sent: list,
+) -> None:
+    room, ann = rooms.do_create_room("Ann")
+    bob = rooms.do_join_room(room, "Bob")
+    cy = rooms.do_join_room(room, "Cy")
+    presence.do_connect(ann, channel())  # in this (live) process
+    socket_of_dead_process(bob)
+    socket_of_dead_process(cy)
+    presence.do_connect(cy, channel())  # Cy also has a tab here: still online
+    assert online(room) == {"Ann": True, "Bob": False, "Cy": True}  # stale rows never count
+    sent.clear()
+    assert presence.sweep() == 2
+    assert online_events(sent) == [(bob.id, False)]
+    assert not Connection.objects.filter(process="dead-process").exists()
+    assert presence.sweep() == 0  # each stale socket is reported once
+
+
+def test_the_beat_renews_this_processs_sockets_and_takes_back_swept_ones(sent: list) -> None:
+    """A process cut off from the database for longer than the timeout had its sockets
+    swept by another; its next beat records them again and says the player is back."""
+    room, ann = rooms.do_create_room("Ann")
+    presence.do_connect(ann, mine := channel())
+    Connection.objects.filter(channel_name=mine).update(beat_at=timezone.now() - LONG_AGO)
+    presence.sweep()
+    assert online(room) == {"Ann": False}
+    sent.clear()
+    presence.beat()
+    assert online(room) == {"Ann": True}
+    assert online_events(sent) == [(ann.id, True)]
+    renewed = Connection.objects.get(channel_name=mine).beat_at
+    assert renewed > timezone.now() - timedelta(seconds=5)
+
+
+def test_the_beat_drops_rows_of_sockets_whose_disconnect_was_not_recorded() -> None:
+    room, ann = rooms.do_create_room("Ann")
+    presence.do_connect(ann, mine := channel())
+    presence._open.pop(mine)  # closed while the database was unreachable
+    presence.beat()
+    assert not Connection.objects.filter(channel_name=mine).exists()
+    assert online(room) == {"Ann": False}
+
+
+def test_a_player_who_left_is_not_brought_back_by_the_beat() -> None:
+    room, _ = rooms.do_create_room("Ann")
+    bob = rooms.do_join_room(room, "Bob")
+    presence.do_connect(bob, channel())
+    rooms.do_leave(bob)  # their socket closes a moment later
+    presence.beat()
+    assert not Connection.objects.filter(player=bob).exists()
+
+
+def test_hosting_passes_on_when_the_host_has_been_away_for_the_timeout(sent: list) -> None:
+    room, ann = rooms.do_create_room("Ann")
+    bob = rooms.do_join_room(room, "Bob")
+    cy = rooms.do_join_room(room, "Cy")
+    socket_of_dead_process(ann)  # the host's process died
+    presence.do_connect(cy, channel())
+    presence.sweep()
+    # Away, but not yet for long (last seen when their process last beat, just now).
+    Player.objects.filter(pk=ann.pk).update(last_seen_at=timezone.now())
+    assert presence.pass_on_hosting_from_absent_hosts() == 0
+    Player.objects.filter(pk=ann.pk).update(last_seen_at=timezone.now() - LONG_AGO)
+    sent.clear()
+    assert presence.pass_on_hosting_from_absent_hosts() == 1
+    assert Room.objects.get(pk=room.pk).host_id == cy.id  # online beats joined earlier (Bob)
+    assert [m["host_id"] for m in sent if m["type"] == "host.changed"] == [cy.id]
+    assert bob.id != cy.id
+
+
+def test_hosting_stays_when_nobody_else_is_there_or_the_host_is_back() -> None:
+    room, ann = rooms.do_create_room("Ann")
+    bob = rooms.do_join_room(room, "Bob")
+    Player.objects.filter(pk=ann.pk).update(last_seen_at=timezone.now() - LONG_AGO)
+    assert presence.pass_on_hosting_from_absent_hosts() == 0  # nobody online to take it
+    presence.do_connect(ann, channel())
+    presence.do_connect(bob, channel())
+    assert presence.pass_on_hosting_from_absent_hosts() == 0  # the host is back
+    assert Room.objects.get(pk=room.pk).host_id == ann.id
