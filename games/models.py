@@ -27,7 +27,7 @@ MAX_ROUND_SECONDS = 30 * 60
 NICKNAME_MAX_LENGTH = 24
 # A socket counts as open while the web process holding it renewed it this recently
 # (games.presence renews every few seconds): a dead process's players go offline after it.
-PRESENCE_TIMEOUT = timedelta(seconds=30)
+PRESENCE_TIMEOUT = timedelta(seconds=20)
 
 
 def new_room_code() -> str:

@@ -16,6 +16,7 @@ import logging
 import os
 import secrets
 import socket
+from datetime import timedelta
 
 from django.db import transaction
 from django.db.models import Exists, OuterRef
@@ -29,8 +30,9 @@ logger = logging.getLogger(__name__)
 # How often a process renews its sockets' rows and sweeps dead ones (seconds); well under
 # PRESENCE_TIMEOUT, so a process that misses a beat or two (a busy moment) stays present.
 BEAT_SECONDS = 5.0
-# A host away (no live socket) this long hands the room to a player who is there.
-HOST_AWAY = PRESENCE_TIMEOUT
+# A host away (no live socket) this long hands the room to a player who is there: longer
+# than a reload or a look at another app on the phone.
+HOST_AWAY = timedelta(seconds=30)
 
 # This process: names its rows so that it renews only its own.
 PROCESS = f"{socket.gethostname()[:60]}:{os.getpid()}:{secrets.token_hex(4)}"

@@ -133,7 +133,8 @@ def test_hosting_passes_on_when_the_host_has_been_away_for_the_timeout(sent: lis
     # Away, but not yet for long (last seen when their process last beat, just now).
     Player.objects.filter(pk=ann.pk).update(last_seen_at=timezone.now())
     assert presence.pass_on_hosting_from_absent_hosts() == 0
-    Player.objects.filter(pk=ann.pk).update(last_seen_at=timezone.now() - LONG_AGO)
+    away = presence.HOST_AWAY + timedelta(seconds=1)
+    Player.objects.filter(pk=ann.pk).update(last_seen_at=timezone.now() - away)
     sent.clear()
     assert presence.pass_on_hosting_from_absent_hosts() == 1
     assert Room.objects.get(pk=room.pk).host_id == cy.id  # online beats joined earlier (Bob)
@@ -144,7 +145,8 @@ def test_hosting_passes_on_when_the_host_has_been_away_for_the_timeout(sent: lis
 def test_hosting_stays_when_nobody_else_is_there_or_the_host_is_back() -> None:
     room, ann = rooms.do_create_room("Ann")
     bob = rooms.do_join_room(room, "Bob")
-    Player.objects.filter(pk=ann.pk).update(last_seen_at=timezone.now() - LONG_AGO)
+    away = presence.HOST_AWAY + timedelta(seconds=1)
+    Player.objects.filter(pk=ann.pk).update(last_seen_at=timezone.now() - away)
     assert presence.pass_on_hosting_from_absent_hosts() == 0  # nobody online to take it
     presence.do_connect(ann, channel())
     presence.do_connect(bob, channel())
