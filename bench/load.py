@@ -5,6 +5,8 @@
     python bench/load.py --players 100 --room-size 100    # one big room
     python bench/load.py --mode production --daphnes 2 --players 600
     python bench/load.py --url http://127.0.0.1:8000      # a site already running
+    python bench/load.py --faults                         # four faults, a fresh site each
+    python bench/load.py --faults redis,daphne            # some of them
 
 It speaks only the protocol of docs/api.md (the HTTP API and the room websocket). Unless
 ``--url`` is given it starts the site itself, in one of two modes, and stops every process
@@ -34,7 +36,11 @@ Both modes set a random ``DJANGO_SECRET_KEY`` (debug off, as in real use) and
    with the repository's solver), some garbage, some repeats. Sending stops at
    ``ends_at``. A player waits up to ``--round-end-wait`` s after ``ends_at`` for
    ``round.ended``, then sends ``sync`` to recover; it waits up to ``--drain-seconds`` after
-   ``ends_at`` for the last verdicts. Then the results are read over HTTP.
+   ``ends_at`` for the last verdicts. Then the results are read over HTTP. As docs/api.md
+   asks, an entry answered ``server_error`` or ``rate_limited`` is sent again (same
+   ``client_id``) after 1, 2, 4, 8 s, and after a reconnect the entries of the state's round
+   that got no verdict are resent (an older round's are not: they would be judged in the new
+   round).
 
 Figures printed at the end (``--json PATH`` writes them too): verdict latency (send to the
 ``verdict`` with that ``client_id``) and verdicts by kind; deadline to ``round.ended`` per
@@ -49,6 +55,60 @@ and, for a site it started, SQL statements per accepted word (from
 RSS of all server processes together (psutil, every 0.5 s, whole process trees), and this
 client's own CPU and event-loop lag, with a warning when the client itself may be the
 bottleneck.
+
+The faults scenario (``--faults``; implies ``--mode production --daphnes 2 --no-burst``, 50
+players in rooms of 8, 1 word/s, 30 s rounds) breaks the site mid-round and measures what
+the players go through. Each fault runs in its OWN fresh site, one after another, and that
+site has a private redis-server (``redis-server --port P --save "" --appendonly no``) and a
+private PostgreSQL cluster (``initdb`` into a temporary directory, ``pg_ctl`` on a free
+port, as the ``postgres`` user through ``runuser`` when run as root); the shared services on
+6379 and 5432 are never used or touched. Both are stopped and their directories removed at
+the end, also on Ctrl-C or an error. The faults, ``--fault-at`` (10) s after round 1's
+``starts_at``:
+
+- redis: the redis-server is SIGKILLed and started again on its port ``--fault-down`` (2) s
+  later, empty;
+- postgres: ``pg_ctl stop -m fast``, ``--fault-down`` s, ``pg_ctl start -w``;
+- celery: the Celery worker (its process group) is SIGKILLed and a new one started 1 s later;
+- daphne: the first of the two Daphnes is SIGKILLed (players are spread round-robin, so with
+  rooms of an even size every host's socket is on it); its players reconnect to the other (a
+  refused connection goes to another Daphne, as a proxy routes it, and the dead one leaves
+  the rotation) except ``--leavers`` of them.
+
+In every fault ``--leavers`` (5) players who are not hosts, one per room, leave the table for
+good: they close their socket (1001) half a second into the outage, or, for the Daphne kill,
+their socket dies with it, and they never reconnect. The clients behave as docs/api.md
+describes the site's own page: after a drop they reconnect with backoff (1 s, 2 s, ... 30 s,
+for ever), take the ``state`` as theirs and resend the current round's unanswered entries
+with the same ``client_id``; an entry answered ``server_error`` or ``rate_limited`` is sent
+again after 1, 2, 4, 8 s; they ``ping`` after 5 s without a message, close and reconnect
+after 12 s without one, and ``sync`` when a version gap or a ``pong`` version past theirs
+lasts a second. Each room's host sends ``start_round`` for round 2 as soon as it has learned
+that round 1 ended (an event, or a state); round 2 is played in full. During the rounds an
+HTTP prober reads a room's state every 0.5 s and creates a room every 2 s (with an
+``Idempotency-Key``, retried twice). Printed per fault:
+
+- lost words in round 1 and round 2: answered ``accepted`` but missing from the results, or
+  never answered and not in the results either (what was resent and answered in the end is
+  not lost; the leavers' unanswered words are shown apart); words typed in time but
+  answered ``round_over`` (the server never got them before the deadline);
+- the round's end: for every client that stayed, whether it learned it (``round.ended``, a
+  state after reconnecting, a ``sync``; the bench's own sync ``--round-end-wait`` (60) s after
+  ``ends_at`` is the last resort and named as such), p50/max after ``ends_at`` and how many
+  took over 2 s;
+- ghosts, ``--ghost-after`` (30) s after the fault and after the leavers closed, and again at
+  the end: players a fresh ``sync`` state shows ``online: true`` while every socket of theirs
+  has been closed for 5 s or more (the leavers among them), and the reverse; and from the
+  events, how long after its close each leaver was announced offline (``player.online``
+  false), or never, and how many staying players were announced offline;
+- the next round: service back (the fault itself for the kills) -> round 2's
+  ``round.started``, round 1's deadline -> it, and the host learning that round 1 ended -> it;
+- HTTP answers by status and ``error`` replies by code from the fault until 10 s after the
+  service was back, and over both rounds; socket drops, reconnects, syncs, resends; error
+  lines and the exceptions ending tracebacks in the server logs, and server processes that
+  exited by themselves.
+
+A summary table of all faults comes last.
 """
 
 from __future__ import annotations
@@ -56,6 +116,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import functools
 import json
 import math
 import os
@@ -106,6 +167,7 @@ ALLOWED_HOSTS = "127.0.0.1,localhost"
 PRESETS: dict[str, dict[str, Any]] = {
     "default": {"players": 300, "room_size": 8, "words_per_second": 1.0, "round_seconds": 30},
     "quick": {"players": 16, "room_size": 4, "words_per_second": 1.0, "round_seconds": 30},
+    "faults": {"players": 50, "room_size": 8, "words_per_second": 1.0, "round_seconds": 30},
 }
 BURST_TIMES = 3
 BURST_JOINS = 40
@@ -163,6 +225,11 @@ def format_summary(data: dict[str, Any]) -> str:
         return "no data"
     parts = [f"{key} {value:,.0f}" for key, value in data.items() if key not in ("n",)]
     return ", ".join(parts) + f" (n={data['n']:,})"
+
+
+def is_refused(error: str) -> bool:
+    """An HTTP or websocket attempt that found nobody listening (a dead backend)."""
+    return "refused" in error.lower()
 
 
 def free_port() -> int:
@@ -360,12 +427,178 @@ class Started:
     name: str
     process: subprocess.Popen[bytes]
     log_path: Path
+    killed: bool = False  # killed on purpose (--faults) and reaped: nothing left to stop
+
+
+class PrivateRedis:
+    """A redis-server of this run alone on a free port (--faults), without persistence, so
+    that it can be killed and started again: a restart loses everything, as a cache without
+    a disk does."""
+
+    def __init__(self, workdir: Path) -> None:
+        self.dir = workdir
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.port = free_port()
+        self.log_path = self.dir / "redis.log"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}"
+
+    def start(self, timeout: float = 20.0) -> float:
+        """Start it (again) on its port; returns the wall time it answered PING."""
+        binary = shutil.which("redis-server") or "/usr/bin/redis-server"
+        with self.log_path.open("ab") as output:
+            self.process = subprocess.Popen(
+                [
+                    *(binary, "--port", str(self.port), "--save", "", "--appendonly", "no"),
+                    *("--bind", "127.0.0.1", "--dir", str(self.dir)),
+                ],
+                stdout=output,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+            )
+        import redis
+
+        client = redis.Redis(port=self.port, socket_connect_timeout=0.5, socket_timeout=0.5)
+        deadline = time.monotonic() + timeout
+        try:
+            while time.monotonic() < deadline:
+                if self.process.poll() is not None:
+                    raise SystemExit(f"load: redis-server exited:\n{self.log_tail()}")
+                with contextlib.suppress(Exception):
+                    if client.ping():
+                        return time.time()
+                time.sleep(0.02)
+        finally:
+            client.close()
+        raise SystemExit(f"load: the private redis-server did not answer within {timeout} s")
+
+    def kill(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(timeout=10)
+
+    def stop(self) -> None:
+        if self.process is None or self.process.poll() is not None:
+            return
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.process.pid, signal.SIGTERM)
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.kill()
+
+    def log_tail(self, chars: int = 1500) -> str:
+        try:
+            return self.log_path.read_text(errors="replace")[-chars:]
+        except OSError:
+            return ""
+
+
+class PrivatePostgres:
+    """A PostgreSQL cluster of this run alone (--faults): ``initdb`` into a temporary
+    directory, ``pg_ctl`` on a free port with its socket in that directory; run as the
+    ``postgres`` user (``runuser``) when this runs as root. Removed at the end."""
+
+    def __init__(self) -> None:
+        self.dir = Path(tempfile.mkdtemp(prefix="boggle-load-pg-"))
+        self.data = self.dir / "pg"
+        self.log_path = self.dir / "pg.log"
+        self.port = free_port()
+        self.as_root = os.geteuid() == 0
+        self.initialised = False
+
+    @staticmethod
+    def missing() -> str | None:
+        for binary in ("initdb", "pg_ctl"):
+            if shutil.which(binary) is None:
+                return f"{binary} is not on PATH"
+        if os.geteuid() == 0 and shutil.which("runuser") is None:
+            return "running as root without runuser (PostgreSQL refuses to run as root)"
+        return None
+
+    def url(self) -> str:
+        return f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
+
+    def _run(self, *command: str, timeout: float = 120.0) -> None:
+        full = [shutil.which(command[0]) or command[0], *command[1:]]
+        if self.as_root:
+            full = ["runuser", "-u", "postgres", "--", *full]
+        result = subprocess.run(
+            full, capture_output=True, text=True, check=False, timeout=timeout, cwd=self.dir
+        )
+        if result.returncode != 0:
+            raise SystemExit(
+                f"load: {' '.join(command[:2])} failed ({result.returncode}):\n"
+                f"{(result.stdout + result.stderr)[-2000:]}\n{self.log_tail()}"
+            )
+
+    def init(self) -> None:
+        why = self.missing()
+        if why:
+            raise SystemExit(f"load: cannot start a private PostgreSQL: {why}")
+        if self.as_root:
+            shutil.chown(self.dir, "postgres", "postgres")
+        self._run("initdb", "-D", str(self.data), "-A", "trust", "-U", "postgres", "--no-sync")
+        self.initialised = True
+
+    def start(self) -> float:
+        """Start the cluster; returns the wall time ``pg_ctl -w`` saw it accept connections."""
+        options = f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1"
+        self._run(
+            "pg_ctl", "-D", str(self.data), "-o", options, "-l", str(self.log_path), "-w", "start"
+        )
+        return time.time()
+
+    def stop(self, mode: str = "fast") -> None:
+        self._run("pg_ctl", "-D", str(self.data), "-m", mode, "-w", "stop")
+
+    def running(self) -> bool:
+        return (self.data / "postmaster.pid").exists()
+
+    def destroy(self) -> None:
+        """Stop it (immediate) if it runs, and remove its directory."""
+        if self.initialised and self.running():
+            try:
+                self.stop("immediate")
+            except (SystemExit, subprocess.TimeoutExpired) as error:
+                log(f"private PostgreSQL: stop failed: {error}")
+                self._kill_postmaster()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def _kill_postmaster(self) -> None:
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            pid = int((self.data / "postmaster.pid").read_text().split()[0])
+            os.kill(pid, signal.SIGKILL)
+
+    def log_tail(self, chars: int = 1500) -> str:
+        try:
+            return self.log_path.read_text(errors="replace")[-chars:]
+        except OSError:
+            return ""
+
+
+@contextlib.contextmanager
+def signals_held() -> Any:
+    """Ctrl-C and SIGTERM wait while this runs: a second one must not cut the clean-up short
+    (it would leave processes, a private PostgreSQL or a database behind)."""
+    previous = {
+        number: signal.signal(number, signal.SIG_IGN) for number in (signal.SIGINT, signal.SIGTERM)
+    }
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
 
 
 class Site:
     """The site under test: started here (embedded or production) or given by ``--url``."""
 
-    def __init__(self, args: argparse.Namespace) -> None:
+    def __init__(self, args: argparse.Namespace, private: bool = False) -> None:
         self.args = args
         self.mode: str = "url" if args.url else args.mode
         self.urls: list[str] = [url.rstrip("/") for url in args.url or []]
@@ -377,6 +610,13 @@ class Site:
         self.redis_url: str | None = None
         self.notes: list[str] = []
         self.ready = False
+        # private: a redis-server and a PostgreSQL cluster of this site alone (--faults),
+        # instead of --redis-url and --postgres-url; stopped and removed at the end.
+        self.private = private
+        self.private_redis: PrivateRedis | None = None
+        self.private_postgres: PrivatePostgres | None = None
+        self.postgres_url: str = args.postgres_url
+        self.run_env: dict[str, str] = {}
 
     # -- starting
 
@@ -403,7 +643,7 @@ class Site:
         else:
             env.update(self._production_services())
         self._setup(env)
-        run_env = {**env, STATS_VARIABLE: str(self.stats_dir)}
+        run_env = self.run_env = {**env, STATS_VARIABLE: str(self.stats_dir)}
         venv_bin = Path(sys.executable).parent
         daphnes = 1 if self.mode == "embedded" else self.args.daphnes
         for _ in range(daphnes):
@@ -450,26 +690,41 @@ class Site:
         log(f"site up: {self.mode}, {', '.join(self.urls)}")
 
     def _production_services(self) -> dict[str, str]:
-        services = subprocess.run(
-            [str(REPO / "bin" / "services")], capture_output=True, text=True, check=False
-        )
-        for line in services.stdout.splitlines():
-            log(line)
-        if services.returncode != 0:
-            raise SystemExit("load: PostgreSQL or Redis is not reachable (bin/services failed)")
+        if self.private:
+            started = time.monotonic()
+            self.private_redis = PrivateRedis(self.tmp / "redis")
+            self.private_redis.start()
+            self.private_postgres = PrivatePostgres()
+            self.private_postgres.init()
+            self.private_postgres.start()
+            self.postgres_url = self.private_postgres.url()
+            redis_server = self.private_redis.url()
+            log(
+                f"private Redis on :{self.private_redis.port} and PostgreSQL on"
+                f" :{self.private_postgres.port} up in {time.monotonic() - started:.1f} s"
+            )
+        else:
+            services = subprocess.run(
+                [str(REPO / "bin" / "services")], capture_output=True, text=True, check=False
+            )
+            for line in services.stdout.splitlines():
+                log(line)
+            if services.returncode != 0:
+                raise SystemExit("load: PostgreSQL or Redis is not reachable (bin/services failed)")
+            redis_server = self.args.redis_url
         import psycopg
         import redis
         from psycopg import sql
 
         name = f"boggle_load_{uuid.uuid4().hex[:12]}"
-        with psycopg.connect(self.args.postgres_url, autocommit=True, connect_timeout=5) as conn:
+        with psycopg.connect(self.postgres_url, autocommit=True, connect_timeout=5) as conn:
             conn.execute(sql.SQL("create database {}").format(sql.Identifier(name)))
         self.postgres_db = name
-        self.redis_url = f"{self.args.redis_url.rstrip('/')}/{self.args.redis_db}"
+        self.redis_url = f"{redis_server.rstrip('/')}/{self.args.redis_db}"
         redis.Redis.from_url(self.redis_url).flushdb()
         log(f"PostgreSQL database {name} created; Redis {self.redis_url} flushed")
         return {
-            "DATABASE_URL": self.args.postgres_url.rsplit("/", 1)[0] + "/" + name,
+            "DATABASE_URL": self.postgres_url.rsplit("/", 1)[0] + "/" + name,
             "REDIS_URL": self.redis_url,
             "BOGGLE_DICTIONARY_DIR": str(REPO / "var" / "dictionaries"),
         }
@@ -544,6 +799,46 @@ class Site:
         except OSError:
             return ""
 
+    # -- faults (--faults)
+
+    def kill(self, started: Started) -> None:
+        """SIGKILL a process this run started, with its whole group (a supervisor's
+        cgroup kill: Celery's pool children go too)."""
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(started.process.pid, signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            started.process.wait(timeout=10)
+        started.killed = True
+
+    def find(self, prefix: str) -> list[Started]:
+        return [s for s in self.processes if s.name.startswith(prefix) and not s.killed]
+
+    def start_worker(self, name: str) -> None:
+        """Another Celery worker, as a supervisor starts one after a crash."""
+        celery = str(Path(sys.executable).parent / "celery")
+        self._spawn(
+            name,
+            [celery, "-A", "boggle_site", "worker", "-l", "warning", "--concurrency", "2"],
+            self.run_env,
+        )
+
+    def worker_answers(self, timeout: float = 60.0) -> float | None:
+        """Wait until a Celery worker answers a control ping; its wall time, or None."""
+        from celery import Celery
+
+        app = Celery(broker=self.redis_url)
+        deadline = time.monotonic() + timeout
+        try:
+            while time.monotonic() < deadline:
+                with contextlib.suppress(Exception):
+                    if app.control.ping(timeout=0.5):
+                        return time.time()
+                time.sleep(0.2)
+        finally:
+            with contextlib.suppress(Exception):
+                app.close()
+        return None
+
     # -- measuring
 
     def statements(self) -> dict[str, Any] | None:
@@ -573,6 +868,7 @@ class Site:
     def server_logs(self) -> dict[str, Any]:
         """Error lines in the started processes' logs."""
         errors: Counter[str] = Counter()
+        exceptions: Counter[str] = Counter()  # the last line of each traceback
         lines = tracebacks = 0
         pattern = re.compile(r"\b(ERROR|CRITICAL)\b")
         for started in self.processes:
@@ -580,9 +876,15 @@ class Site:
                 text = started.log_path.read_text(errors="replace")
             except OSError:
                 continue
+            in_traceback = False
             for line in text.splitlines():
                 if line.startswith("Traceback"):
                     tracebacks += 1
+                    in_traceback = True
+                elif in_traceback and line and not line[0].isspace():
+                    if not line.startswith(("During handling", "The above exception")):
+                        exceptions[f"{started.name}: {line.strip()[:160]}"] += 1
+                        in_traceback = False
                 elif pattern.search(line):
                     lines += 1
                     short = re.sub(r"^\d{4}-\d\d-\d\d [\d:,.]+ ", "", line.strip())[:160]
@@ -591,33 +893,45 @@ class Site:
             "error_lines": lines,
             "tracebacks": tracebacks,
             "most_common": dict(errors.most_common(5)),
+            "traceback_exceptions": dict(exceptions.most_common(5)),
         }
 
     # -- stopping
 
     def stop(self) -> None:
         self.monitor.stop()
-        for started in reversed(self.processes):
+        alive = [s for s in self.processes if not s.killed]  # the killed ones are reaped
+        for started in reversed(alive):
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(started.process.pid, signal.SIGTERM)
         deadline = time.monotonic() + 10
-        for started in self.processes:
+        for started in alive:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 started.process.wait(timeout=max(0.1, deadline - time.monotonic()))
-        for started in self.processes:
+        for started in alive:
             # The group may hold children still (Celery's pool) even when the leader is gone.
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(started.process.pid, signal.SIGKILL)
             with contextlib.suppress(subprocess.TimeoutExpired):
                 started.process.wait(timeout=5)
+        if self.private:
+            # The whole private cluster and redis-server go: nothing to drop or flush.
+            if self.private_postgres is not None:
+                if self.args.keep_tmp:
+                    with contextlib.suppress(OSError):
+                        shutil.copy(self.private_postgres.log_path, self.tmp / "pg.log")
+                self.private_postgres.destroy()
+                log(f"private PostgreSQL stopped, {self.private_postgres.dir} removed")
+            if self.private_redis is not None:
+                self.private_redis.stop()
+                log("private Redis stopped")
+            self.postgres_db = self.redis_url = None
         if self.postgres_db:
             try:
                 import psycopg
                 from psycopg import sql
 
-                with psycopg.connect(
-                    self.args.postgres_url, autocommit=True, connect_timeout=5
-                ) as conn:
+                with psycopg.connect(self.postgres_url, autocommit=True, connect_timeout=5) as conn:
                     conn.execute(
                         sql.SQL("drop database if exists {} with (force)").format(
                             sql.Identifier(self.postgres_db)
@@ -648,7 +962,9 @@ class Pending:
     round_number: int
     sent_perf: float  # time.perf_counter() when the player meant to send it
     first_sent_wall: float | None = None  # when a send first went out on a socket
-    resent: bool = False  # sent again after a reconnect
+    resent: bool = False  # sent again after a reconnect or a server_error
+    typed_wall: float = field(default_factory=time.time)  # when the player typed it
+    retries: int = 0  # resends after server_error / rate_limited
 
 
 @dataclass
@@ -694,6 +1010,13 @@ class Metrics:
     rounds_not_started: list[str] = field(default_factory=list)
     accepted_in_window: int = 0
     accepted_total: int = 0
+    # --faults: what the documented client did to recover
+    resends_after_error: Counter[str] = field(default_factory=Counter)
+    resends_after_reconnect: int = 0
+    reconnect_ms: list[float] = field(default_factory=list)  # drop -> next state
+    syncs: Counter[str] = field(default_factory=Counter)  # why the client sent sync
+    keepalive_closes: int = 0  # nothing heard for 12 s: closed and reconnected
+    failovers: int = 0  # a connection refused by one Daphne went to another (the proxy)
 
 
 class Run:
@@ -713,6 +1036,20 @@ class Run:
         self.lexicons: dict[str, Lexicon] = {}
         self.solutions: dict[tuple[str, str, int], list[str]] = {}
         self._next_url = 0
+        # --faults: the client behaves like the site's own page (pings, syncs on gaps,
+        # reconnects for ever), a refused connection goes to another Daphne (the proxy's
+        # job), and every HTTP answer and error reply is logged with its time.
+        self.fault_mode = bool(getattr(args, "faults", None))
+        self.http_log: list[tuple[float, str, HttpResult]] = []
+        self.error_log: list[tuple[float, str, str]] = []
+        self.background: set[asyncio.Task[Any]] = set()
+
+    def spawn(self, coroutine: Any) -> asyncio.Task[Any]:
+        """A task kept referenced until it is done."""
+        task = asyncio.create_task(coroutine)
+        self.background.add(task)
+        task.add_done_callback(self.background.discard)
+        return task
 
     def url(self) -> str:
         url = self.site.urls[self._next_url % len(self.site.urls)]
@@ -730,12 +1067,27 @@ class Run:
         idempotency_key: str | None = None,
     ) -> HttpResult:
         loop = asyncio.get_running_loop()
+        routed = base is None
         base = base or self.url()
+        sent = time.time()
         result = await loop.run_in_executor(
             self.pool,
             lambda: http_call(base, method, path, body, token, idempotency_key=idempotency_key),
         )
+        if routed and self.fault_mode and is_refused(result.error):
+            # A proxy sends a request whose backend refused the connection to another one.
+            for other in self.site.urls:
+                if other == base:
+                    continue
+                call = functools.partial(
+                    http_call, other, method, path, body, token, idempotency_key=idempotency_key
+                )
+                result = await loop.run_in_executor(self.pool, call)
+                if not is_refused(result.error):
+                    break
         self.game_http.record(what, result)
+        if self.fault_mode:
+            self.http_log.append((sent, what, result))
         return result
 
     def solution(self, round_: dict[str, Any]) -> list[str]:
@@ -776,6 +1128,19 @@ class Room:
         self.round_seen: dict[int, asyncio.Event] = {}
         self.start_settled: dict[int, asyncio.Event] = {}
         self.start_failed: dict[int, str] = {}
+        self.host_id: int | None = None  # as the latest state or host.changed said
+        # player.online events as the room's clients first got them: version -> (id, online,
+        # wall time)
+        self.presence_events: dict[int, tuple[int, bool, float]] = {}
+        self.results: dict[int, dict[str, Any] | None] = {}  # read over HTTP (--faults)
+
+    def current_host(self) -> Player | None:
+        """The player the server names host (a host who was away may have handed over)."""
+        if self.host_id is not None:
+            for player in self.players:
+                if player.id == self.host_id:
+                    return player
+        return self.host
 
     def seen_event(self, number: int) -> asyncio.Event:
         return self.round_seen.setdefault(number, asyncio.Event())
@@ -823,6 +1188,26 @@ class Player:
         self.accepted: dict[int, set[str]] = {}
         self.waiters: dict[str, asyncio.Future[dict[str, Any] | None]] = {}
         self._request = 0
+        # How and when this client learned that round n ended / was running: (wall, how).
+        self.learned_end: dict[int, tuple[float, str]] = {}
+        self.learned_start: dict[int, tuple[float, str]] = {}
+        self.state_round: int | None = None  # the round of the latest state received
+        self.typed: Counter[int] = Counter()  # entries typed, by round
+        self.unanswered: dict[int, list[Pending]] = {}  # given up at the drain, by round
+        self.late_round_over: dict[int, Counter[str]] = {}  # typed in time, answered round_over
+        # --faults: the page's liveness rules and the client's applied version
+        self.keepalive_task: asyncio.Task[None] | None = None
+        self.last_heard = time.monotonic()
+        self.last_ping = 0.0
+        self.applied = 0  # the version of the state plus the events applied in order since
+        self.ahead: set[int] = set()  # versions received past a gap
+        self.gap_since: float | None = None
+        self.behind: tuple[int, float] | None = None  # (pong version, when) past ours
+        self.syncing = False
+        self.force_reconnect = False
+        self.leave_on_drop = False  # closes for good: does not reconnect
+        self.left_at: float | None = None  # wall time it went away for good
+        self.closed_since: float | None = None  # wall time its socket closed, while closed
 
     # -- HTTP
 
@@ -867,28 +1252,43 @@ class Player:
 
     # -- websocket
 
-    def ws_url(self) -> str:
-        return (
-            self.base.replace("http://", "ws://", 1).replace("https://", "wss://", 1)
-            + f"/ws/rooms/{self.room.code}/?token={self.token}"
-        )
+    def ws_url(self, base: str | None = None) -> str:
+        return (base or self.base).replace("http://", "ws://", 1).replace(
+            "https://", "wss://", 1
+        ) + f"/ws/rooms/{self.room.code}/?token={self.token}"
 
     async def _connect(self) -> tuple[ClientConnection | None, str]:
         """Open the socket and read its first message: (socket, "") once a ``state`` came,
         else (None, why); "refused: ..." when the server said not to come back."""
-        try:
-            ws = await connect(
-                self.ws_url(),
-                compression=None,  # as cheap for the client as it can be
-                open_timeout=60,
-                ping_interval=None,  # the server decides when a socket is dead, not this client
-                close_timeout=2,
-                max_size=None,
-                max_queue=1024,
-                proxy=None,
-            )
-        except Exception as error:
-            return None, type(error).__name__
+        bases = [self.base]
+        if self.run.fault_mode:
+            # The proxy's part: a Daphne that refuses connections is skipped for the others.
+            bases += [url for url in self.run.site.urls if url != self.base]
+        ws: ClientConnection | None = None
+        why = ""
+        for base in bases:
+            try:
+                ws = await connect(
+                    self.ws_url(base),
+                    compression=None,  # as cheap for the client as it can be
+                    open_timeout=60,
+                    ping_interval=None,  # the server decides when a socket is dead
+                    close_timeout=2,
+                    max_size=None,
+                    max_queue=1024,
+                    proxy=None,
+                )
+            except Exception as error:
+                why = type(error).__name__
+                if isinstance(error, ConnectionRefusedError) or is_refused(str(error)):
+                    continue
+                return None, why
+            if base != self.base:
+                self.m.failovers += 1
+                self.base = base
+            break
+        if ws is None:
+            return None, why
         try:
             first = await asyncio.wait_for(ws.recv(), 60)
         except Exception as error:
@@ -910,6 +1310,8 @@ class Player:
             if ws is not None and self.first_version is not None:
                 self.connected.set()
                 self.reader = asyncio.create_task(self.read())
+                if self.run.fault_mode:
+                    self.keepalive_task = asyncio.create_task(self.keepalive())
                 return True
             self.m.connect_failures[why or "no state version"] += 1
             if why.startswith("refused"):
@@ -932,21 +1334,34 @@ class Player:
             self.connected.clear()
             if self.run.closing:
                 return
+            self.closed_since = time.time()
             code = ws.close_code
-            self.m.socket_drops[f"{code} ({self.run.phase})"] += 1
+            forced, self.force_reconnect = self.force_reconnect, False
+            if self.leave_on_drop:
+                # This player left the table: nothing more from it (no reconnect).
+                self.left_at = self.left_at or self.closed_since
+                self.gone = True
+                self.fail_waiters()
+                return
+            what = "closed by this client after 12 s of silence" if forced else code
+            self.m.socket_drops[f"{what} ({self.run.phase})"] += 1
             self.fail_waiters()  # their answers went with the socket
-            if code in CLOSE_NO_RECONNECT or not await self.reconnect():
+            if (code in CLOSE_NO_RECONNECT and not forced) or not await self.reconnect():
                 self.gone = True
                 self.fail_waiters()
                 return
 
     async def reconnect(self) -> bool:
-        """Reconnect with backoff as docs/api.md says; resend unanswered entries."""
+        """Reconnect with backoff as docs/api.md says (1 s, 2 s, 4 s ... up to 30 s; six
+        tries, for ever with --faults); resend the current round's unanswered entries."""
         delay = 1.0
-        for _ in range(6):
+        dropped = time.time()
+        attempt = 0
+        while self.run.fault_mode or attempt < 6:
+            attempt += 1
             await asyncio.sleep(delay)
             delay = min(30.0, delay * 2)
-            if self.run.closing:
+            if self.run.closing or self.leave_on_drop:
                 return False
             ws, why = await self._connect()
             if ws is None:
@@ -954,14 +1369,91 @@ class Player:
                 if why.startswith("refused"):
                     return False
                 continue
+            if self.leave_on_drop:
+                with contextlib.suppress(Exception):
+                    await ws.close()
+                return False
             self.m.reconnects += 1
+            self.m.reconnect_ms.append((time.time() - dropped) * 1000)
+            self.closed_since = None
+            self.last_heard = time.monotonic()
             self.connected.set()
             self.reconnected = True
+            # docs/api.md: resend every entry of the current round (the state's) that got
+            # no verdict, with the same client_id. An older round's entry is not resent: it
+            # would be judged in the new round.
             for client_id, entry in list(self.pending.items()):
+                if entry.round_number != self.state_round:
+                    continue
                 entry.resent = True
+                self.m.resends_after_reconnect += 1
                 await self.send_entry(client_id, entry)
             return True
         return False
+
+    def current_round(self) -> int | None:
+        numbers = [*self.rounds, *([self.state_round] if self.state_round else [])]
+        return max(numbers) if numbers else None
+
+    async def resend_later(self, client_id: str, entry: Pending, delay: float) -> None:
+        """An entry answered server_error or rate_limited: send it again (same client_id)."""
+        await asyncio.sleep(delay)
+        if self.pending.get(client_id) is not entry or self.gone:
+            return
+        if entry.round_number != self.current_round() or not self.connected.is_set():
+            return  # a reconnect resends it (if its round is still the current one)
+        entry.resent = True
+        await self.send_entry(client_id, entry)
+
+    async def keepalive(self) -> None:
+        """The site's page (docs/api.md): ping after 5 s without a message; nothing heard
+        for 12 s closes the socket and reconnects; a version gap held for a second, or a
+        pong whose version is past ours still a second later, sends sync."""
+        while not self.run.closing and not self.gone:
+            await asyncio.sleep(0.25)
+            ws = self.ws
+            if ws is None or not self.connected.is_set():
+                continue
+            now = time.monotonic()
+            silent = now - self.last_heard
+            if silent >= 12.0:
+                self.m.keepalive_closes += 1
+                self.force_reconnect = True
+                self.last_heard = now
+                self.run.spawn(ws.close(code=4000, reason="nothing heard for 12 s"))
+                continue
+            if silent >= 5.0 and now - self.last_ping >= 5.0:
+                self.last_ping = now
+                await self.send({"type": "ping", "client_time": int(time.time() * 1000)})
+            reason = None
+            if self.gap_since is not None and now - self.gap_since >= 1.0:
+                reason = "version gap held 1 s"
+            elif self.behind is not None and now - self.behind[1] >= 1.0:
+                if self.behind[0] > self.applied:
+                    reason = "pong version past ours"
+                else:
+                    self.behind = None
+            if reason and not self.syncing:
+                self.syncing = True
+                self.m.syncs[reason] += 1
+                self.run.spawn(self._sync_now())
+
+    async def _sync_now(self) -> None:
+        try:
+            await self.sync_state(10)
+        finally:
+            self.syncing = False  # the state (if it came) reset the gap; a gap left re-syncs
+            self.behind = None
+
+    async def go_away(self) -> None:
+        """Leave the table for good without a word (a closed tab): close, never come back."""
+        self.leave_on_drop = True
+        self.left_at = time.time()
+        self.gone = True
+        ws = self.ws
+        if ws is not None and self.connected.is_set():
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(ws.close(code=1001), 5)
 
     async def send(self, message: dict[str, Any]) -> bool:
         ws = self.ws
@@ -1007,14 +1499,30 @@ class Player:
             return None
         kind = message.get("type")
         self.m.received[kind] += 1
+        self.last_heard = time.monotonic()
         version = message.get("version")
-        if version is not None and kind != "state":
+        if version is not None and kind not in ("state", "pong"):
             self.note_version(version, kind)
         request_id = message.get("request_id")
         if kind == "verdict":
             self.on_verdict(message)
         elif kind == "round.counts":
             pass
+        elif kind == "pong":
+            if isinstance(version, int) and version > self.applied:
+                if self.behind is None or self.behind[0] < version:
+                    self.behind = (version, time.monotonic())
+            else:
+                self.behind = None
+        elif kind == "host.changed":
+            host_id = message.get("host_id")
+            self.room.host_id = host_id if isinstance(host_id, int) else None
+        elif kind == "player.online":
+            player_id, online = message.get("player_id"), message.get("online")
+            if isinstance(version, int) and isinstance(player_id, int):
+                self.room.presence_events.setdefault(
+                    version, (player_id, online is True, time.time())
+                )
         elif kind == "state":
             self.on_state(message)
         elif kind == "round.started":
@@ -1035,6 +1543,16 @@ class Player:
         if not isinstance(version, int):
             self.m.odd["event version not an integer"] += 1
             return
+        if version > self.applied:
+            # docs/api.md: apply in order; past a gap, hold (a sync comes after a second).
+            self.ahead.add(version)
+            while self.applied + 1 in self.ahead:
+                self.applied += 1
+                self.ahead.discard(self.applied)
+            if not self.ahead:
+                self.gap_since = None
+            elif self.gap_since is None:
+                self.gap_since = time.monotonic()
         if version in self.seen:
             self.m.duplicate_events += 1
             return
@@ -1057,9 +1575,34 @@ class Player:
             self.first_version = version
             self.max_seen = max(self.max_seen, version)
         self.room.max_version = max(self.room.max_version, version)
+        # A fresh state replaces the client's: its version is the one applied.
+        self.applied = version
+        self.ahead = {v for v in self.ahead if v > version}
+        self.gap_since = None if not self.ahead else time.monotonic()
+        if isinstance(state.get("host_id"), int):
+            self.room.host_id = state["host_id"]
         round_ = state.get("round")
-        if isinstance(round_, dict) and round_.get("status") == "running":
+        if not isinstance(round_, dict) or not isinstance(round_.get("number"), int):
+            return
+        number = round_["number"]
+        how = "sync" if message.get("request_id") is not None else "state on (re)connect"
+        self.state_round = number
+        status = round_.get("status")
+        for earlier in range(1, number):
+            self.learn_end(earlier, how)
+        if status == "ended":
+            self.learn_end(number, how)
+        elif status == "running":
             self.room.note_round(round_)
+            if number not in self.rounds:
+                self.rounds[number] = round_
+                self.learned_start.setdefault(number, (time.time(), how))
+                self.started_event(number).set()
+
+    def learn_end(self, number: int, how: str) -> None:
+        if number not in self.learned_end:
+            self.learned_end[number] = (time.time(), how)
+            self.ended_event(number).set()
 
     def on_round(self, round_: Any) -> None:
         if not isinstance(round_, dict) or not isinstance(round_.get("number"), int):
@@ -1067,6 +1610,7 @@ class Player:
             return
         number = round_["number"]
         self.rounds.setdefault(number, round_)
+        self.learned_start.setdefault(number, (time.time(), "event"))
         self.started_event(number).set()
         self.room.note_round(round_)
 
@@ -1077,6 +1621,7 @@ class Player:
         except (KeyError, TypeError, ValueError):
             self.m.odd["round.ended without results.round.number"] += 1
             return
+        self.learn_end(number, "event")
         if number in self.round_ended_at:
             return
         self.round_ended_at[number] = now
@@ -1110,6 +1655,9 @@ class Player:
                 self.m.accepted_in_window += 1
         elif verdict == "round_over":
             ends_at = self.ends_at.get(entry.round_number)
+            if ends_at is not None and entry.typed_wall <= ends_at - IN_TIME_MARGIN_SECONDS:
+                late = self.late_round_over.setdefault(entry.round_number, Counter())
+                late["resent" if entry.resent else "first send"] += 1
             sent = entry.first_sent_wall
             if ends_at is None or sent is None or sent > ends_at - IN_TIME_MARGIN_SECONDS:
                 return
@@ -1128,9 +1676,20 @@ class Player:
     def on_error(self, message: dict[str, Any]) -> None:
         code = str(message.get("code"))
         self.m.errors[code] += 1
+        if self.run.fault_mode:
+            self.run.error_log.append((time.time(), code, str(message.get("request"))))
         request_id = message.get("request_id")
-        entry = self.pending.pop(request_id, None) if isinstance(request_id, str) else None
+        entry = self.pending.get(request_id) if isinstance(request_id, str) else None
+        if entry is not None and code in ("server_error", "rate_limited") and not self.gone:
+            # docs/api.md: server_error "try again", rate_limited "resend later": the same
+            # entry again, with its client_id, after a pause (1, 2, 4, 8 s).
+            self.m.resends_after_error[code] += 1
+            entry.retries += 1
+            delay = min(8.0, 2.0 ** (entry.retries - 1))
+            self.run.spawn(self.resend_later(str(request_id), entry, delay))
+            return
         if entry is not None:
+            del self.pending[str(request_id)]
             self.answered.add(str(request_id))
             self.outstanding[entry.round_number] -= 1
             self.m.submit_errors[code] += 1
@@ -1229,6 +1788,7 @@ class Player:
             k += 1
             entry = Pending(word, number, time.perf_counter())
             self.pending[client_id] = entry
+            self.typed[number] += 1
             self.outstanding[number] += 1
             self.m.words_sent[kind] += 1
             if not await self.send_entry(client_id, entry):
@@ -1252,15 +1812,25 @@ class Player:
     async def wait_round_end(self, number: int, ends: float) -> None:
         wait_until = ends + self.run.args.round_end_wait
         event = self.ended_event(number)
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(event.wait(), max(0.0, wait_until - time.time()))
+        while not event.is_set() and self.left_at is None and time.time() < wait_until:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(event.wait(), min(1.0, max(0.0, wait_until - time.time())))
+        if self.left_at is not None:
+            return  # left the table: learns nothing more
         arrived = self.round_ended_at.get(number)
         if arrived is not None and arrived <= wait_until:
             self.m.round_ended_ms.append((arrived - ends) * 1000)
             return
         self.round_end_given_up.add(number)
         self.m.round_ended_never += 1
+        knew = number in self.learned_end
         state = await self.sync_state(max(5.0, ends + self.run.args.drain_seconds - time.time()))
+        if not knew and number in self.learned_end:
+            when, _ = self.learned_end[number]
+            self.learned_end[number] = (
+                when,
+                f"the bench's own sync {self.run.args.round_end_wait:g} s after ends_at",
+            )
         round_ = state.get("round") if state else None
         if (
             isinstance(round_, dict)
@@ -1279,6 +1849,7 @@ class Player:
             if entry.round_number == number:
                 del self.pending[client_id]
                 self.abandoned.add(client_id)
+                self.unanswered.setdefault(number, []).append(entry)
                 self.m.never_answered += 1
                 if entry.first_sent_wall is None:
                     self.m.never_sent += 1
@@ -1378,15 +1949,28 @@ async def connect_all(run: Run, rooms: list[Room]) -> int:
 
 
 async def start_room(run: Run, room: Room, number: int) -> None:
-    host = room.host
     try:
-        if host is None or host.gone or not host.connected.is_set():
-            room.start_failed[number] = "the host is not connected"
-            return
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
+            host = room.current_host()
+            if run.fault_mode:
+                # A host whose socket dropped sends start_round once it is back.
+                wait_until = time.monotonic() + 60
+                while time.monotonic() < wait_until and (
+                    host is None or not host.connected.is_set()
+                ):
+                    await asyncio.sleep(0.1)
+                    host = room.current_host()
+            if host is None or host.gone or not host.connected.is_set():
+                room.start_failed[number] = "the host is not connected"
+                return
             answer = await host.request({"type": "start_round"}, deadline - time.monotonic())
             if answer is None:
+                if run.fault_mode:  # the socket dropped: ask again once it is back
+                    await asyncio.sleep(1)
+                    if await round_under_way(host, number):
+                        return
+                    continue
                 room.start_failed[number] = "no answer to start_round"
                 return
             if answer.get("type") == "ok":
@@ -1396,6 +1980,11 @@ async def start_room(run: Run, room: Room, number: int) -> None:
             code = answer.get("code")
             if code in ("wrong_round_state", "server_error", "rate_limited"):
                 await asyncio.sleep(1)
+                if run.fault_mode and await round_under_way(host, number):
+                    return  # an earlier start_round whose answer was lost did it
+                continue
+            if code == "not_host" and run.fault_mode:
+                await asyncio.sleep(0.5)  # hosting passed on: the new host tries
                 continue
             room.start_failed[number] = f"start_round: {code}: {answer.get('message')}"
             return
@@ -1406,6 +1995,15 @@ async def start_room(run: Run, room: Room, number: int) -> None:
                 f"room {room.code} round {number}: {room.start_failed[number]}"
             )
         room.settled_event(number).set()
+
+
+async def round_under_way(player: Player, number: int) -> bool:
+    """Whether round ``number`` (or a later one) exists, by a sync."""
+    if number in player.rounds:
+        return True
+    state = await player.sync_state(10)
+    round_ = state.get("round") if state else None
+    return isinstance(round_, dict) and (round_.get("number") or 0) >= number
 
 
 @dataclass
@@ -1968,6 +2566,796 @@ def _counts(data: dict[str, Any]) -> str:
     )
 
 
+# ------------------------------------------------------------------------ faults
+
+FAULTS: dict[str, str] = {
+    "redis": "Redis restart: the private redis-server SIGKILLed mid-round, started again on its"
+    " port --fault-down s later (empty: no persistence)",
+    "postgres": "PostgreSQL restart: the private cluster stopped mid-round (pg_ctl stop -m fast),"
+    " started again --fault-down s later",
+    "celery": "Celery worker SIGKILLed mid-round (its process group), a new worker started"
+    " 1 s later",
+    "daphne": "the first Daphne SIGKILLed mid-round (every host's socket is on it with rooms of"
+    " 8): its players reconnect to another (as a proxy routes them), but --leavers of them"
+    " leave for good",
+}
+WORKER_RESTART_SECONDS = 1.0
+LEAVE_AFTER_SECONDS = 0.5  # leavers close during the outage (the Daphne kill: at once)
+GHOST_GRACE_SECONDS = 5.0  # a socket closed this recently may still show online
+FAULT_WINDOW_AFTER_BACK = 10.0  # "during the fault": from the fault to this long after back
+SLOW_ROUND_END_SECONDS = 2.0
+
+
+@dataclass
+class FaultRecord:
+    name: str
+    fault_at: float | None = None  # wall time of the fault
+    back_at: float | None = None  # the service answering again (the fault itself for kills)
+    detail: str = ""
+    leavers: list[Player] = field(default_factory=list)
+    ghost_checks: list[dict[str, Any]] = field(default_factory=list)
+    next_round: dict[str, dict[str, Any]] = field(default_factory=dict)  # by room code
+    disconnected_at_end: int = 0
+    probe_creations: Counter[str] = field(default_factory=Counter)
+    error: str | None = None
+
+
+def pick_leavers(rooms: list[Room], count: int, on_url: str | None = None) -> list[Player]:
+    """Up to ``count`` connected players who are not hosts, one per room first."""
+    chosen: list[Player] = []
+    for _ in range(2):
+        for room in rooms:
+            if len(chosen) >= count:
+                return chosen
+            hosts = {room.host, room.current_host()}
+            for player in room.players[1:]:
+                if (
+                    player not in chosen
+                    and player not in hosts
+                    and player.connected.is_set()
+                    and (on_url is None or player.base == on_url)
+                ):
+                    chosen.append(player)
+                    break
+    return chosen
+
+
+async def inject(run: Run, fault: str, rooms: list[Room], record: FaultRecord) -> None:
+    """Break the site as ``fault`` says; sets the record's times and leavers."""
+    args, site = run.args, run.site
+
+    async def leave_during(leavers: list[Player]) -> None:
+        assert record.fault_at is not None
+        await sleep_until(record.fault_at + LEAVE_AFTER_SECONDS)
+        await asyncio.gather(*(player.go_away() for player in leavers))
+
+    if fault == "daphne":
+        victim = site.find("daphne-")[0]
+        url = f"http://127.0.0.1:{victim.name.split('-', 1)[1]}"
+        on_it = sum(1 for room in rooms for p in room.players if p.base == url)
+        record.leavers = pick_leavers(rooms, args.leavers, on_url=url)
+        for player in record.leavers:
+            player.leave_on_drop = True  # its socket dies with the Daphne; it does not return
+        record.fault_at = time.time()
+        await asyncio.to_thread(site.kill, victim)
+        for player in record.leavers:
+            player.left_at = record.fault_at
+        record.back_at = record.fault_at
+        site.urls.remove(url)  # the proxy's health check takes it out of rotation
+        record.detail = (
+            f"{victim.name} SIGKILLed with {on_it} players' sockets; {len(record.leavers)} of"
+            f" them leave for good, the rest reconnect to {', '.join(site.urls)}"
+        )
+        return
+    record.leavers = pick_leavers(rooms, args.leavers)
+    if fault == "redis":
+        assert site.private_redis is not None
+        record.fault_at = time.time()
+        await asyncio.to_thread(site.private_redis.kill)
+        leaving = run.spawn(leave_during(record.leavers))
+        await asyncio.sleep(args.fault_down)
+        record.back_at = await asyncio.to_thread(site.private_redis.start)
+        record.detail = (
+            f"redis-server :{site.private_redis.port} SIGKILLed, started again after"
+            f" {args.fault_down:g} s, answered PING {record.back_at - record.fault_at:.2f} s"
+            " after the kill"
+        )
+    elif fault == "postgres":
+        assert site.private_postgres is not None
+        record.fault_at = time.time()
+        await asyncio.to_thread(site.private_postgres.stop, "fast")
+        stopped = time.time() - record.fault_at
+        leaving = run.spawn(leave_during(record.leavers))
+        await asyncio.sleep(args.fault_down)
+        record.back_at = await asyncio.to_thread(site.private_postgres.start)
+        record.detail = (
+            f"pg_ctl stop -m fast took {stopped:.2f} s; started again after {args.fault_down:g} s;"
+            f" accepting connections {record.back_at - record.fault_at:.2f} s after the stop began"
+        )
+    elif fault == "celery":
+        workers = site.find("celery-worker")
+        record.fault_at = time.time()
+        for worker in workers:
+            await asyncio.to_thread(site.kill, worker)
+        leaving = run.spawn(leave_during(record.leavers))
+        await asyncio.sleep(WORKER_RESTART_SECONDS)
+        site.start_worker("celery-worker-restarted")
+        answered = await asyncio.to_thread(site.worker_answers)
+        record.back_at = answered if answered is not None else time.time()
+        record.detail = (
+            f"{', '.join(w.name for w in workers)} SIGKILLed (process group); a new worker"
+            f" started {WORKER_RESTART_SECONDS:g} s later answered a control ping"
+            + (
+                f" {answered - record.fault_at:.2f} s after the kill"
+                if answered is not None
+                else " NEVER (60 s)"
+            )
+        )
+    else:
+        raise ValueError(fault)
+    await leaving
+
+
+async def start_next_round(run: Run, room: Room, record: FaultRecord, ends: float) -> None:
+    """The host sends start_round for round 2 as soon as it has learned that round 1 ended."""
+    info: dict[str, Any] = record.next_round.setdefault(str(room.code), {})
+    learned: float | None = None
+    deadline = ends + run.args.round_end_wait + 120
+    while time.time() < deadline:
+        host = room.current_host()
+        if host is not None and 1 in host.learned_end:
+            learned = host.learned_end[1][0]
+            break
+        await asyncio.sleep(0.05)
+    info["host_learned_end"] = learned
+    if learned is None:
+        room.start_failed[2] = "the host never learned that round 1 ended"
+        run.metrics.rounds_not_started.append(f"room {room.code} round 2: {room.start_failed[2]}")
+        room.settled_event(2).set()
+        return
+    await start_room(run, room, 2)
+    info["start_failed"] = room.start_failed.get(2)
+
+
+async def probe_create(run: Run, record: FaultRecord) -> None:
+    """POST /api/rooms as a new visitor would, retried with its Idempotency-Key."""
+    key = uuid.uuid4().hex
+    for _ in range(3):
+        result = await run.http(
+            "probe: create a room", "POST", "/api/rooms", {"nickname": "probe"}, idempotency_key=key
+        )
+        if result.ok:
+            record.probe_creations["created"] += 1
+            return
+        if 400 <= result.status < 500:
+            break
+        await asyncio.sleep(1)
+    record.probe_creations["failed after retries"] += 1
+
+
+async def http_prober(
+    run: Run, rooms: list[Room], record: FaultRecord, stop: asyncio.Event
+) -> None:
+    """HTTP traffic through the fault: a room's state every 0.5 s, a new room every 2 s."""
+    tick = 0
+    while not stop.is_set():
+        room = rooms[tick % len(rooms)]
+        player = next((p for p in room.players if p.left_at is None and p.token), None)
+        run.spawn(
+            run.http(
+                "probe: room state",
+                "GET",
+                f"/api/rooms/{room.code}",
+                token=player.token if player else None,
+            )
+        )
+        if tick % 4 == 0:
+            run.spawn(probe_create(run, record))
+        tick += 1
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), 0.5)
+
+
+async def ghost_check(run: Run, rooms: list[Room], label: str, since: float) -> dict[str, Any]:
+    """A fresh state of every room (``sync`` from a connected player; GET if none can):
+    players shown online whose sockets are all closed (ghosts), and the reverse."""
+    checked_at = time.time()
+
+    async def one(room: Room) -> tuple[str, dict[str, Any] | None]:
+        reader = next((p for p in room.players if p.left_at is None and p.connected.is_set()), None)
+        state = await reader.sync_state(10) if reader is not None else None
+        if state is not None:
+            return "sync", state
+        answer = await run.http("ghost check: room state", "GET", f"/api/rooms/{room.code}")
+        body = answer.body if answer.ok and isinstance(answer.body, dict) else {}
+        room_state = body.get("room")
+        return "HTTP GET", room_state if isinstance(room_state, dict) else None
+
+    states = await asyncio.gather(*(one(room) for room in rooms))
+    ghosts: list[str] = []
+    transient = wrongly_offline = unknown = unreadable = 0
+    leavers_online = leavers = 0
+    sources: Counter[str] = Counter()
+    for room, (source, state) in zip(rooms, states, strict=True):
+        if state is None:
+            unreadable += 1
+            continue
+        sources[source] += 1
+        by_id = {p.id: p for p in room.players}
+        leavers += sum(1 for p in room.players if p.left_at is not None)
+        for entry in state.get("players") or []:
+            if not isinstance(entry, dict):
+                continue
+            player = by_id.get(entry.get("id"))
+            online = entry.get("online")
+            if player is None:
+                unknown += 1
+                continue
+            is_open = player.connected.is_set() and player.left_at is None
+            if online is False and is_open:
+                wrongly_offline += 1
+            if not online or is_open:
+                continue
+            closed = player.left_at or player.closed_since or checked_at
+            closed_for = checked_at - closed
+            if player.left_at is not None:
+                leavers_online += 1
+            if closed_for < GHOST_GRACE_SECONDS:
+                transient += 1
+                continue
+            what = "left for good" if player.left_at is not None else "reconnecting"
+            ghosts.append(
+                f"room {room.code} player {player.id} ({what}), closed {closed_for:.1f} s before"
+            )
+    return {
+        "label": label,
+        "seconds_after": round(checked_at - since, 1),
+        "rooms_read": dict(sources),
+        "rooms_unreadable": unreadable,
+        "ghosts": len(ghosts),
+        "ghost_examples": ghosts[:8],
+        "leavers": leavers,
+        "leavers_shown_online": leavers_online,
+        "closed_under_grace_shown_online": transient,
+        "open_shown_offline": wrongly_offline,
+        "unknown_players": unknown,
+    }
+
+
+async def ghost_check_at(
+    run: Run, rooms: list[Room], record: FaultRecord, at: float, label: str, since: float
+) -> None:
+    await sleep_until(at)
+    check = await ghost_check(run, rooms, label, since)
+    record.ghost_checks.append(check)
+    log(
+        f"ghost check ({label}): {check['ghosts']} ghosts, leavers shown online"
+        f" {check['leavers_shown_online']} of {check['leavers']}"
+    )
+
+
+async def fetch_results(run: Run, room: Room, number: int) -> None:
+    path = f"/api/rooms/{room.code}/rounds/{number}"
+    deadline = time.monotonic() + 30
+    room.results[number] = None
+    while time.monotonic() < deadline:
+        answer = await run.http("read results", "GET", path)
+        if answer.ok and isinstance(answer.body, dict):
+            results = answer.body.get("results")
+            room.results[number] = results if isinstance(results, dict) else None
+            return
+        if answer.status not in (0, 409) and answer.status < 500:
+            return
+        await asyncio.sleep(1)
+
+
+async def run_fault(run: Run, fault: str) -> dict[str, Any]:
+    """One fault in a fresh site: round 1 with the fault ``--fault-at`` s in, round 2 started
+    by each host as soon as it learns that round 1 ended; then the figures."""
+    args = run.args
+    record = FaultRecord(fault)
+    rooms: list[Room] = []
+    stop_probe = asyncio.Event()
+    started_wall = time.time()
+    try:
+        await asyncio.to_thread(run.lexicon, dictionaries.DEFAULT_DICTIONARY)
+        rooms = await set_up_rooms(run)
+        await connect_all(run, rooms)
+        players = [player for room in rooms for player in room.players]
+        tasks = [asyncio.create_task(p.play_round(n)) for n in (1, 2) for p in players]
+        run.phase = "round 1, before the fault"
+        await asyncio.gather(*(start_room(run, room, 1) for room in rooms))
+        started = [room for room in rooms if 1 not in room.start_failed]
+
+        async def seen(room: Room) -> None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(room.seen_event(1).wait(), 120)
+
+        await asyncio.gather(*(seen(room) for room in started))
+        infos = [room.round_info[1] for room in started if 1 in room.round_info]
+        starts = [i["starts_at"] / 1000 for i in infos if isinstance(i.get("starts_at"), int)]
+        ends = [i["ends_at"] / 1000 for i in infos if isinstance(i.get("ends_at"), int)]
+        if not starts or not ends:
+            raise RuntimeError("no room started round 1")
+        fault_wall = min(starts) + args.fault_at
+        log(
+            f"{fault}: round 1 runs in {len(infos)} rooms, from {min(starts) - time.time():+.1f} s"
+            f" to {max(ends) - time.time():+.1f} s; the fault at {fault_wall - time.time():+.1f} s"
+        )
+        probe = asyncio.create_task(http_prober(run, rooms, record, stop_probe))
+        next_rounds = [
+            asyncio.create_task(start_next_round(run, room, record, max(ends))) for room in started
+        ]
+        await sleep_until(fault_wall)
+        run.phase = "round 1, the fault"
+        await inject(run, fault, rooms, record)
+        assert record.fault_at is not None
+        log(f"{fault}: {record.detail}")
+        run.phase = "round 1, after the fault"
+        last_leave = max([p.left_at or 0.0 for p in record.leavers], default=0.0)
+        ghosts = asyncio.create_task(
+            ghost_check_at(
+                run,
+                rooms,
+                record,
+                max(record.fault_at, last_leave) + args.ghost_after,
+                f"{args.ghost_after:g} s after the fault and the leavers' close",
+                record.fault_at,
+            )
+        )
+        await asyncio.gather(*next_rounds)
+        run.phase = "round 2"
+        await asyncio.gather(*tasks)
+        stop_probe.set()
+        await probe
+        await ghosts
+        run.phase = "after the rounds"
+        for number in (1, 2):
+            await asyncio.gather(
+                *(fetch_results(run, room, number) for room in rooms if number in room.round_info)
+            )
+        record.ghost_checks.append(
+            await ghost_check(run, rooms, "at the end (round 2 over)", record.fault_at)
+        )
+        record.disconnected_at_end = sum(
+            1 for p in players if p.left_at is None and not p.connected.is_set()
+        )
+    except Exception as error:
+        record.error = f"{type(error).__name__}: {error}"
+        log(f"{fault}: the run failed: {record.error}")
+    finally:
+        run.closing = True
+        stop_probe.set()
+        sockets = [p.ws for room in rooms for p in room.players if p.ws is not None]
+        await asyncio.gather(
+            *(asyncio.wait_for(ws.close(), 5) for ws in sockets), return_exceptions=True
+        )
+        pending = [
+            task
+            for room in rooms
+            for p in room.players
+            for task in (p.reader, p.keepalive_task)
+            if task is not None
+        ] + list(run.background)
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)
+    report = fault_report(run, rooms, record)
+    report["seconds"] = round(time.time() - started_wall, 1)
+    return report
+
+
+def fault_report(run: Run, rooms: list[Room], record: FaultRecord) -> dict[str, Any]:
+    m, site, args = run.metrics, run.site, run.args
+    fault_at = record.fault_at
+    back_at = record.back_at or fault_at
+    everyone = [p for room in rooms for p in room.players]
+    stayers = [p for p in everyone if p.left_at is None]
+    report: dict[str, Any] = {
+        "fault": record.name,
+        "what": FAULTS[record.name],
+        "detail": record.detail,
+        "error": record.error,
+        "players": len(everyone),
+        "rooms": len(rooms),
+        "leavers": len(everyone) - len(stayers),
+        "fault_seconds_into_round_1": None,
+        "service_back_seconds_after_fault": None
+        if fault_at is None or back_at is None
+        else round(back_at - fault_at, 2),
+    }
+    first_start = [
+        r.round_info[1]["starts_at"] / 1000
+        for r in rooms
+        if 1 in r.round_info and isinstance(r.round_info[1].get("starts_at"), int)
+    ]
+    if fault_at is not None and first_start:
+        report["fault_seconds_into_round_1"] = round(fault_at - min(first_start), 1)
+    for number in (1, 2):
+        delays: list[float] = []
+        how: Counter[str] = Counter()
+        never: list[str] = []
+        typed = lost_missing = lost_unanswered = stored_unanswered = leaver_unanswered = 0
+        unreadable = rooms_played = 0
+        late: Counter[str] = Counter()
+        examples: list[str] = []
+        for room in rooms:
+            info = room.round_info.get(number)
+            ends_at = info.get("ends_at") if info else None
+            if not isinstance(ends_at, int):
+                continue
+            rooms_played += 1
+            ends = ends_at / 1000
+            results = room.results.get(number)
+            entries: dict[int, tuple[set[str], set[str]]] = {}
+            if isinstance(results, dict):
+                for entry in results.get("players") or []:
+                    with contextlib.suppress(KeyError, TypeError, ValueError):
+                        entries[int(entry["id"])] = (
+                            {str(w["word"]) for w in entry.get("words") or []},
+                            {str(w["word"]) for w in entry.get("rejected") or []},
+                        )
+            else:
+                unreadable += 1
+            for player in room.players:
+                typed += player.typed[number]
+                late.update(player.late_round_over.get(number, Counter()))
+                if player.left_at is None:
+                    if number in player.learned_end:
+                        when, way = player.learned_end[number]
+                        delays.append((when - ends) * 1000)
+                        how[way] += 1
+                    else:
+                        never.append(f"room {room.code} player {player.id}")
+                if not isinstance(results, dict):
+                    continue
+                words, rejected = entries.get(player.id or -1, (set(), set()))
+                missing = player.accepted.get(number, set()) - words
+                lost_missing += len(missing)
+                for word in sorted(missing):
+                    if len(examples) < 5:
+                        examples.append(
+                            f"room {room.code} player {player.id}: {word!r} accepted, not in results"
+                        )
+                for entry in player.unanswered.get(number, []):
+                    if player.left_at is not None:
+                        leaver_unanswered += 1
+                    elif entry.word.strip().lower() in words | rejected:
+                        stored_unanswered += 1
+                    else:
+                        lost_unanswered += 1
+                        if len(examples) < 5:
+                            examples.append(
+                                f"room {room.code} player {player.id}: {entry.word!r} never"
+                                " answered, not in results"
+                            )
+        report[f"round_{number}"] = {
+            "rooms_played": rooms_played,
+            "words_typed": typed,
+            "lost": lost_missing + lost_unanswered,
+            "lost_accepted_missing": lost_missing,
+            "lost_never_answered": lost_unanswered,
+            "never_answered_but_in_results": stored_unanswered,
+            "leavers_unanswered": leaver_unanswered,
+            "typed_in_time_answered_round_over": dict(late),
+            "results_unreadable": unreadable,
+            "lost_examples": examples,
+            "clients": len(delays) + len(never),
+            "learned_end": len(delays),
+            "learned_end_how": dict(how.most_common()),
+            "never_learned_end": len(never),
+            "never_learned_examples": never[:5],
+            "end_learned_ms_after_deadline": summary(delays, (50,)),
+            "end_learned_over_2s": sum(1 for d in delays if d > SLOW_ROUND_END_SECONDS * 1000),
+        }
+    # The next round: round 2's round.started as the room's first staying client got it.
+    back_to: list[float] = []
+    deadline_to: list[float] = []
+    learned_to: list[float] = []
+    not_started: list[str] = []
+    for room in rooms:
+        info = record.next_round.get(str(room.code))
+        if info is None or 1 not in room.round_info:
+            continue
+        got = [p.learned_start[2][0] for p in room.players if 2 in p.learned_start]
+        ends_at = room.round_info[1].get("ends_at")
+        if not got or not isinstance(ends_at, int):
+            not_started.append(
+                f"room {room.code}: {room.start_failed.get(2) or 'round.started never came'}"
+            )
+            continue
+        started = min(got)
+        if back_at is not None:
+            back_to.append((started - back_at) * 1000)
+        deadline_to.append((started - ends_at / 1000) * 1000)
+        if info.get("host_learned_end"):
+            learned_to.append((started - info["host_learned_end"]) * 1000)
+    report["next_round"] = {
+        "rooms_started": len(deadline_to),
+        "not_started": not_started,
+        "service_back_to_started_ms": summary(back_to, (50,)),
+        "deadline_to_started_ms": summary(deadline_to, (50,)),
+        "host_learned_end_to_started_ms": summary(learned_to, (50,)),
+    }
+    report["ghost_checks"] = record.ghost_checks
+    # Presence by events: when each leaver was announced offline; stayers shown offline.
+    offline_after: list[float] = []
+    never_offline: list[str] = []
+    flickers = 0
+    for room in rooms:
+        events = sorted(room.presence_events.items())
+        for player in room.players:
+            if player.left_at is not None:
+                when = next(
+                    (
+                        t
+                        for _, (pid, online, t) in events
+                        if pid == player.id and not online and t >= player.left_at
+                    ),
+                    None,
+                )
+                if when is None:
+                    never_offline.append(f"room {room.code} player {player.id}")
+                else:
+                    offline_after.append((when - player.left_at) * 1000)
+            elif fault_at is not None:
+                flickers += sum(
+                    1
+                    for _, (pid, online, t) in events
+                    if pid == player.id and not online and t >= fault_at
+                )
+    report["presence"] = {
+        "leaver_offline_event_ms_after_close": summary(offline_after, (50,)),
+        "leavers_never_announced_offline": never_offline,
+        "staying_players_announced_offline_after_fault": flickers,
+    }
+    # HTTP answers and error replies: during the fault, and over both rounds.
+    window_end = (back_at or 0.0) + FAULT_WINDOW_AFTER_BACK
+    during = HttpTally()
+    for sent, what, result in run.http_log:
+        if fault_at is not None and fault_at <= sent <= window_end:
+            during.record(what, result)
+    report["http_during_fault"] = during.to_dict()
+    report["http_all"] = run.game_http.to_dict()
+    report["errors_during_fault"] = dict(
+        Counter(
+            f"{code} (to {request})"
+            for when, code, request in run.error_log
+            if fault_at is not None and fault_at <= when <= window_end
+        ).most_common()
+    )
+    report["errors_all"] = dict(
+        Counter(f"{code} (to {request})" for _, code, request in run.error_log).most_common()
+    )
+    report["probe_creations"] = dict(record.probe_creations)
+    report["sockets"] = {
+        "drops_by_close_code": dict(m.socket_drops),
+        "reconnects": m.reconnects,
+        "reconnect_ms": summary(m.reconnect_ms, (50,)),
+        "reconnect_failures": dict(m.reconnect_failures),
+        "failovers_to_another_daphne": m.failovers,
+        "closed_after_12s_silence": m.keepalive_closes,
+        "syncs": dict(m.syncs),
+        "resends_after_error": dict(m.resends_after_error),
+        "resends_after_reconnect": m.resends_after_reconnect,
+        "staying_clients_disconnected_at_end": record.disconnected_at_end,
+    }
+    report["rounds_not_started"] = m.rounds_not_started
+    report["odd"] = dict(m.odd.most_common())
+    report["server_logs"] = site.server_logs()
+    report["processes_exited"] = [
+        f"{started.name} (exit {started.process.returncode})"
+        for started in site.processes
+        if not started.killed and started.process.poll() is not None
+    ]
+    report["window_seconds_after_back"] = FAULT_WINDOW_AFTER_BACK
+    report["config"] = {
+        "players": args.players,
+        "room_size": args.room_size,
+        "words_per_second": args.words_per_second,
+        "round_seconds": args.round_seconds,
+        "fault_at": args.fault_at,
+        "fault_down": args.fault_down,
+        "leavers": args.leavers,
+        "ghost_after": args.ghost_after,
+        "daphnes": args.daphnes,
+    }
+    return report
+
+
+def _ms(data: dict[str, Any]) -> str:
+    if not data["n"]:
+        return "none"
+    p50 = data.get("p50")
+    return f"p50 {p50:,.0f} / max {data['max']:,.0f} (n={data['n']})"
+
+
+def print_fault_report(report: dict[str, Any]) -> None:
+    lines: list[str] = []
+    add = lines.append
+    c = report["config"]
+    add("")
+    add(
+        f"== fault: {report['fault']}: {report['players']} players in {report['rooms']} rooms of"
+        f" <= {c['room_size']}, {c['words_per_second']:g} word/s, {c['round_seconds']} s rounds"
+        f" ({report.get('seconds', '?')} s) =="
+    )
+    add(f"{report['what']}")
+    if report["error"]:
+        add(f"RUN FAILED: {report['error']}")
+    add(
+        f"fault {report['fault_seconds_into_round_1']} s into round 1: {report['detail']};"
+        f" service back {report['service_back_seconds_after_fault']} s after the fault;"
+        f" {report['leavers']} players left for good"
+    )
+    for number, label in ((1, "round 1 (the fault)"), (2, "round 2 (the next)")):
+        r = report[f"round_{number}"]
+        late = r["typed_in_time_answered_round_over"]
+        add(
+            f"{label}: {r['rooms_played']} rooms, {r['words_typed']:,} words typed;"
+            f" LOST {r['lost']} (accepted but missing from the results {r['lost_accepted_missing']},"
+            f" never answered and not in the results {r['lost_never_answered']});"
+            f" never answered but in the results {r['never_answered_but_in_results']};"
+            f" leavers' unanswered (not counted) {r['leavers_unanswered']};"
+            f" typed in time, answered round_over {_counts(late) or 0};"
+            f" results unreadable {r['results_unreadable']}"
+        )
+        for example in r["lost_examples"]:
+            add(f"    {example}")
+        add(
+            f"    round end: {r['learned_end']} of {r['clients']} clients learned it"
+            f" ({_counts(r['learned_end_how']) or 'none'}); ms after the deadline"
+            f" {_ms(r['end_learned_ms_after_deadline'])}; over {SLOW_ROUND_END_SECONDS:g} s:"
+            f" {r['end_learned_over_2s']}; NEVER: {r['never_learned_end']}"
+        )
+        for example in r["never_learned_examples"]:
+            add(f"    never learned: {example}")
+    n = report["next_round"]
+    add(
+        f"next round: started in {n['rooms_started']} rooms; service back -> round.started ms"
+        f" {_ms(n['service_back_to_started_ms'])}; round 1 deadline -> round.started ms"
+        f" {_ms(n['deadline_to_started_ms'])}; host learned round.ended -> round.started ms"
+        f" {_ms(n['host_learned_end_to_started_ms'])}"
+    )
+    for failure in n["not_started"]:
+        add(f"    NOT STARTED: {failure}")
+    for check in report["ghost_checks"]:
+        add(
+            f"ghosts {check['label']} ({check['seconds_after']} s after the fault):"
+            f" {check['ghosts']} shown online with every socket closed >="
+            f" {GHOST_GRACE_SECONDS:g} s (leavers shown online: {check['leavers_shown_online']}"
+            f" of {check['leavers']}); closed < {GHOST_GRACE_SECONDS:g} s and still online"
+            f" {check['closed_under_grace_shown_online']}; open but shown offline"
+            f" {check['open_shown_offline']}; rooms read {_counts(check['rooms_read']) or 0},"
+            f" unreadable {check['rooms_unreadable']}"
+        )
+        for example in check["ghost_examples"]:
+            add(f"    ghost: {example}")
+    presence = report["presence"]
+    add(
+        f"presence events: leavers announced offline (player.online false) ms after their"
+        f" close {_ms(presence['leaver_offline_event_ms_after_close'])}; never announced"
+        f" {len(presence['leavers_never_announced_offline'])}; staying players announced"
+        f" offline after the fault {presence['staying_players_announced_offline_after_fault']}"
+    )
+    for example in presence["leavers_never_announced_offline"][:5]:
+        add(f"    never announced offline: {example}")
+    during = report["http_during_fault"]
+    add(
+        f"during the fault (the fault -> back + {report['window_seconds_after_back']:g} s):"
+        f" HTTP {during['requests']} requests: {during['2xx']} 2xx, {during['5xx']} 5xx,"
+        f" {during['other_non_2xx']} other non-2xx, {during['no_answer']} no answer"
+        f" ({_counts(during['by_status'])}); error replies {_counts(report['errors_during_fault']) or 'none'}"
+    )
+    for example, count in during["examples"].items():
+        add(f"    {count} x {example}")
+    whole = report["http_all"]
+    add(
+        f"both rounds: HTTP {whole['requests']} requests, {whole['5xx']} 5xx,"
+        f" {whole['no_answer']} no answer; error replies {_counts(report['errors_all']) or 'none'};"
+        f" probe room creations {_counts(report['probe_creations']) or 'none'}"
+    )
+    sockets = report["sockets"]
+    add(
+        f"sockets: drops {_counts(sockets['drops_by_close_code']) or 0}; reconnects"
+        f" {sockets['reconnects']} (drop -> state ms {_ms(sockets['reconnect_ms'])},"
+        f" failed attempts {_counts(sockets['reconnect_failures']) or 0}, to another Daphne"
+        f" {sockets['failovers_to_another_daphne']}); closed after 12 s silence"
+        f" {sockets['closed_after_12s_silence']}; syncs {_counts(sockets['syncs']) or 0};"
+        f" resends after error {_counts(sockets['resends_after_error']) or 0}, after reconnect"
+        f" {sockets['resends_after_reconnect']}; staying clients disconnected at the end"
+        f" {sockets['staying_clients_disconnected_at_end']}"
+    )
+    for failure in report["rounds_not_started"]:
+        add(f"    round not started: {failure}")
+    if report["odd"]:
+        add(f"odd replies: {_counts(report['odd'])}")
+    if report["processes_exited"]:
+        add(
+            f"SERVER PROCESSES EXITED (not killed by the bench): {', '.join(report['processes_exited'])}"
+        )
+    logs = report["server_logs"]
+    add(f"server logs: {logs['error_lines']} error lines, {logs['tracebacks']} tracebacks")
+    for line, count in logs["most_common"].items():
+        add(f"    {count} x {line}")
+    for line, count in logs["traceback_exceptions"].items():
+        add(f"    {count} x traceback ending {line}")
+    print("\n".join(lines), flush=True)
+
+
+def print_fault_summary(reports: list[dict[str, Any]]) -> None:
+    if not reports:
+        return
+    lines = [
+        "",
+        "== faults, in short (round 1 = the fault's round) ==",
+        f"{'fault':<9} {'lost r1/r2':>10} {'end never':>9} {'end ms p50/max':>15}"
+        f" {'>2s':>4} {'ghosts 30s/end':>14} {'leavers online 30s':>18}"
+        f" {'leaver offline s p50/max':>24}"
+        f" {'back->next ms p50/max':>22} {'5xx':>4}  error replies during",
+    ]
+    for r in reports:
+        r1, r2 = r["round_1"], r["round_2"]
+        end = r1["end_learned_ms_after_deadline"]
+        end_text = "-" if not end["n"] else f"{end['p50']:,.0f}/{end['max']:,.0f}"
+        checks = r["ghost_checks"]
+        ghosts = "/".join(str(c["ghosts"]) for c in checks) or "-"
+        leavers = (
+            f"{checks[0]['leavers_shown_online']} of {checks[0]['leavers']}" if checks else "-"
+        )
+        nxt = r["next_round"]["service_back_to_started_ms"]
+        nxt_text = "-" if not nxt["n"] else f"{nxt['p50']:,.0f}/{nxt['max']:,.0f}"
+        if r["next_round"]["not_started"]:
+            nxt_text += f" ({len(r['next_round']['not_started'])} not)"
+        offline = r["presence"]["leaver_offline_event_ms_after_close"]
+        offline_text = (
+            "-" if not offline["n"] else f"{offline['p50'] / 1000:.1f}/{offline['max'] / 1000:.1f}"
+        )
+        if r["presence"]["leavers_never_announced_offline"]:
+            offline_text += f" ({len(r['presence']['leavers_never_announced_offline'])} never)"
+        lines.append(
+            f"{r['fault']:<9} {str(r1['lost']) + '/' + str(r2['lost']):>10}"
+            f" {r1['never_learned_end']:>9} {end_text:>15} {r1['end_learned_over_2s']:>4}"
+            f" {ghosts:>14} {leavers:>18} {offline_text:>24} {nxt_text:>22}"
+            f" {r['http_during_fault']['5xx']:>4}  {_counts(r['errors_during_fault']) or 'none'}"
+        )
+        if r["error"]:
+            lines.append(f"    RUN FAILED: {r['error']}")
+    print("\n".join(lines), flush=True)
+
+
+def main_faults(args: argparse.Namespace) -> int:
+    """Each fault in its own fresh site (private Redis and PostgreSQL), one after another."""
+    reports: list[dict[str, Any]] = []
+    for index, fault in enumerate(args.faults, 1):
+        log(f"fault {index}/{len(args.faults)}: {fault}: starting a fresh site")
+        site = Site(args, private=True)
+        run = Run(args, site)
+        try:
+            site.start()
+            report = asyncio.run(run_fault(run, fault))
+        except KeyboardInterrupt:
+            log("interrupted: stopping everything this run started")
+            return 130
+        except SystemExit as error:  # the site could not start
+            log(f"{fault}: {error}")
+            report = {"fault": fault, "start_failed": str(error)[:2000]}
+        finally:
+            with signals_held():
+                run.pool.shutdown(wait=False, cancel_futures=True)
+                site.stop()
+        if "start_failed" in report:
+            print(f"\n== fault: {fault}: THE SITE DID NOT START ==\n{report['start_failed']}")
+        else:
+            print_fault_report(report)
+        reports.append(report)
+    print_fault_summary([r for r in reports if "start_failed" not in r])
+    if args.json:
+        Path(args.json).write_text(json.dumps(reports, indent=2, default=str) + "\n")
+        log(f"figures written to {args.json}")
+    return 0 if all("start_failed" not in r and not r["error"] for r in reports) else 1
+
+
 # ------------------------------------------------------------------------ main
 
 
@@ -1996,9 +3384,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     site.add_argument(
         "--mode",
         choices=("embedded", "production"),
-        default="embedded",
         help="embedded: SQLite file, one Daphne; production: PostgreSQL, Redis, --daphnes"
-        " Daphnes, a Celery worker and beat",
+        " Daphnes, a Celery worker and beat (default: embedded; production with --faults)",
     )
     site.add_argument(
         "--url",
@@ -2008,7 +3395,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         " and then statements, CPU and RSS are not measured",
     )
     site.add_argument(
-        "--daphnes", type=int, default=1, help="Daphne processes (production mode only)"
+        "--daphnes",
+        type=int,
+        help="Daphne processes (production mode only; default 1, 2 with --faults)",
     )
     site.add_argument(
         "--postgres-url",
@@ -2051,12 +3440,47 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--repeat-share", type=float, default=0.1, help="share of entries repeating a word sent"
     )
     game.add_argument("--seed", type=int, default=1, help="random seed (words, phases)")
+    faults = parser.add_argument_group("faults (the faults scenario; see this file's docstring)")
+    faults.add_argument(
+        "--faults",
+        nargs="?",
+        const="all",
+        metavar="LIST",
+        help="run the faults scenario instead: each fault (all, or a comma-separated list of "
+        + ", ".join(FAULTS)
+        + ") in a fresh production site with a private Redis and PostgreSQL; implies"
+        " --mode production --daphnes 2 --no-burst, 50 players in rooms of 8, 30 s rounds",
+    )
+    faults.add_argument(
+        "--fault-at",
+        type=float,
+        default=10.0,
+        help="seconds after round 1's starts_at at which the fault strikes",
+    )
+    faults.add_argument(
+        "--fault-down",
+        type=float,
+        default=2.0,
+        help="seconds Redis or PostgreSQL stays down before it is started again",
+    )
+    faults.add_argument(
+        "--leavers",
+        type=int,
+        default=5,
+        help="players who close their socket during the fault and never come back",
+    )
+    faults.add_argument(
+        "--ghost-after",
+        type=float,
+        default=30.0,
+        help="seconds after the fault (and the leavers' close) at which online is checked",
+    )
     waits = parser.add_argument_group("waiting")
     waits.add_argument(
         "--round-end-wait",
         type=float,
-        default=10.0,
-        help="seconds after ends_at a client waits for round.ended before it sends sync",
+        help="seconds after ends_at a client waits for round.ended before it sends sync"
+        " (default 10; 60 with --faults, whose client pings and syncs as the site's page does)",
     )
     waits.add_argument(
         "--drain-seconds",
@@ -2066,7 +3490,31 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--json", metavar="PATH", help="also write the figures to this file")
     args = parser.parse_args(argv)
-    preset = PRESETS["quick" if args.quick else "default"]
+    if args.faults:
+        names = list(FAULTS) if args.faults == "all" else args.faults.split(",")
+        unknown = [name for name in names if name not in FAULTS]
+        if unknown:
+            parser.error(f"--faults: unknown {', '.join(unknown)}; known: {', '.join(FAULTS)}")
+        args.faults = list(dict.fromkeys(names))
+        if args.url:
+            parser.error("--faults starts and breaks its own sites: no --url")
+        if args.mode == "embedded":
+            parser.error("--faults runs in production mode only")
+        args.mode = "production"
+        args.burst = False
+        args.rounds = 2
+        if args.daphnes is None:
+            args.daphnes = 2
+        if "daphne" in args.faults and args.daphnes < 2:
+            parser.error("the daphne fault needs --daphnes 2 or more")
+        if args.round_end_wait is None:
+            args.round_end_wait = 60.0
+        if args.leavers < 0 or args.fault_at < 0 or args.fault_down < 0:
+            parser.error("--leavers, --fault-at and --fault-down must not be negative")
+    args.mode = args.mode or "embedded"
+    args.daphnes = 1 if args.daphnes is None else args.daphnes
+    args.round_end_wait = 10.0 if args.round_end_wait is None else args.round_end_wait
+    preset = PRESETS["faults" if args.faults else "quick" if args.quick else "default"]
     for name, value in preset.items():
         if getattr(args, name) is None:
             setattr(args, name, value)
@@ -2090,6 +3538,8 @@ def main(argv: list[str] | None = None) -> int:
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, terminate)
+    if args.faults:
+        return main_faults(args)
     site = Site(args)
     run = Run(args, site)
     try:
@@ -2100,8 +3550,9 @@ def main(argv: list[str] | None = None) -> int:
         log("interrupted: stopping everything this run started")
         return 130
     finally:
-        run.pool.shutdown(wait=False, cancel_futures=True)
-        site.stop()
+        with signals_held():
+            run.pool.shutdown(wait=False, cancel_futures=True)
+            site.stop()
     print_report(report)
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=2, default=str) + "\n")

@@ -62,15 +62,22 @@ ROUND_CHANGES = frozenset({"round.preparing", "round.started", "round.ended"})
 # A pong carries the room's latest version (a client whose version is lower missed an
 # event, perhaps the last one); read at most this often per room and process (seconds).
 VERSION_TTL_SECONDS = 1.0
+# A pong waits at most this long for the version (the database may be restarting): then it
+# carries the last one read, or none, so that the client still hears the server is there.
+VERSION_WAIT_SECONDS = 1.0
 _versions: dict[int, tuple[float, int]] = {}
 
 
-async def latest_version(room_id: int) -> int:
+async def latest_version(room_id: int) -> int | None:
     now = time.monotonic()
     cached = _versions.get(room_id)
     if cached is not None and now - cached[0] < VERSION_TTL_SECONDS:
         return cached[1]
-    version = await in_thread(_room_version)(room_id)
+    try:
+        version = await asyncio.wait_for(in_thread(_room_version)(room_id), VERSION_WAIT_SECONDS)
+    except Exception:  # slow or unreachable database: answer all the same
+        logger.warning("pong: the room's version could not be read", exc_info=True)
+        return None if cached is None else cached[1]
     if len(_versions) > 10_000:  # rooms come and go: forget them all now and then
         _versions.clear()
     _versions[room_id] = (now, version)
@@ -166,6 +173,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         # Words still being written finish (a resend with their client_id gets the verdict);
         # their replies have nowhere to go.
         self.closed = True
+        presence.forget(self.channel_name)
         if self.room is None or self.player is None:
             return
         # Presence first: if Redis is down the player still goes offline (stale group
@@ -314,12 +322,11 @@ class RoomConsumer(AsyncWebsocketConsumer):
         return {"type": "state", "state": state}
 
     async def _on_ping(self, message: dict) -> dict:
-        return {
-            "type": "pong",
-            "client_time": message.get("client_time"),
-            "version": await latest_version(self.my_room.pk),
-            "server_time": events.server_now_ms(),
-        }
+        pong = {"type": "pong", "client_time": message.get("client_time")}
+        version = await latest_version(self.my_room.pk)
+        if version is not None:
+            pong["version"] = version
+        return pong | {"server_time": events.server_now_ms()}
 
     HANDLERS = {
         "submit": _on_submit,

@@ -55,11 +55,18 @@ def do_connect(player: Player, channel_name: str) -> None:
             events.emit_to_room(room, "player.online", {"player_id": player.id, "online": True})
 
 
-def do_disconnect(player: Player, channel_name: str) -> dict | None:
-    """Forget a socket; returns the ``player.online`` event to send if the player is now
-    offline. The caller (an async consumer) sends it: during a server shutdown a blocking
-    send from this worker thread would wait for an event loop that has stopped."""
+def forget(channel_name: str) -> None:
+    """The socket closed: this process no longer renews it. Called on the event loop as soon
+    as the socket closes, so that a disconnect whose database work never runs (the database
+    is down and the handler is cancelled) still lets the socket's row go stale."""
     _open.pop(channel_name, None)
+
+
+def do_disconnect(player: Player, channel_name: str) -> dict | None:
+    """Forget a socket and delete its row; returns the ``player.online`` event to send if the
+    player is now offline. The caller (an async consumer) sends it: during a server shutdown
+    a blocking send from this worker thread would wait for an event loop that has stopped."""
+    forget(channel_name)
     with transaction.atomic():
         Connection.objects.filter(channel_name=channel_name).delete()
         Player.objects.filter(pk=player.pk).update(last_seen_at=timezone.now())
@@ -76,16 +83,21 @@ def do_disconnect(player: Player, channel_name: str) -> dict | None:
 def beat() -> None:
     """Renew this process's sockets. Rows another process swept while this one could not
     reach the database come back (their players online again); rows of sockets whose
-    disconnect could not be recorded go."""
+    disconnect could not be recorded go (their players offline, if that was their last)."""
     open_now = dict(_open)
     renewed = Connection.objects.filter(process=PROCESS).update(beat_at=timezone.now())
     if renewed == len(open_now):
         return
-    stored = set(Connection.objects.filter(process=PROCESS).values_list("channel_name", flat=True))
-    gone = stored - open_now.keys()
+    stored = dict(Connection.objects.filter(process=PROCESS).values_list("channel_name", "player"))
+    gone = stored.keys() - open_now.keys()
     if gone:
-        Connection.objects.filter(channel_name__in=gone).delete()
-    for channel_name in open_now.keys() - stored:
+        with transaction.atomic():
+            Connection.objects.filter(channel_name__in=gone).delete()
+            now = timezone.now()
+            left = {stored[channel_name] for channel_name in gone}
+            Player.objects.filter(pk__in=left).update(last_seen_at=now)
+            _announce_offline(left)
+    for channel_name in open_now.keys() - stored.keys():
         player = Player.objects.filter(pk=open_now[channel_name], left_at__isnull=True).first()
         if player is not None and channel_name in _open:
             do_connect(player, channel_name)
@@ -104,20 +116,24 @@ def sweep() -> int:
             Player.objects.filter(pk=player_id, last_seen_at__lt=last_beat).update(
                 last_seen_at=last_beat
             )
-        gone = (
-            Player.objects.filter(pk__in={row[1] for row in rows}, left_at__isnull=True)
-            .with_presence()
-            .filter(is_online=False)
-            .select_related("room")
-        )
-        for player in gone:
-            events.emit_to_room(
-                player.room, "player.online", {"player_id": player.id, "online": False}
-            )
+        _announce_offline({row[1] for row in rows})
     if rows:
         logger.info("presence: swept %d sockets of dead processes", len(rows))
     pass_on_hosting_from_absent_hosts()
     return len(rows)
+
+
+def _announce_offline(player_ids: set[int]) -> None:
+    """Tell the rooms of those players (still in their room) who have no live socket left
+    that they are offline. In a transaction: the events leave after commit."""
+    gone = (
+        Player.objects.filter(pk__in=player_ids, left_at__isnull=True)
+        .with_presence()
+        .filter(is_online=False)
+        .select_related("room")
+    )
+    for player in gone:
+        events.emit_to_room(player.room, "player.online", {"player_id": player.id, "online": False})
 
 
 def pass_on_hosting_from_absent_hosts() -> int:

@@ -8,6 +8,7 @@ import json
 import pytest
 from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
+from django.db import OperationalError
 
 from boggle_site.asgi import application
 from games import consumers
@@ -236,6 +237,24 @@ async def test_a_pong_reveals_a_lost_last_event():
     assert (await ask(ann.comm, "ping"))["version"] == behind + 1
     synced = await ask(ann.comm, "sync")
     assert synced["state"]["version"] == behind + 1
+
+
+async def test_a_pong_comes_even_when_the_database_cannot_give_the_version(monkeypatch):
+    """While the database restarts a ping is still answered (with the last version read, or
+    none), so a slow database never looks to the client like a dead socket."""
+    ann = await create_room()
+    await connect(ann)
+    known = (await ask(ann.comm, "ping"))["version"]
+
+    def database_down(room_id: int) -> int:
+        raise OperationalError("the database system is starting up")
+
+    monkeypatch.setattr(consumers, "_room_version", database_down)
+    consumers._versions.update({k: (0.0, v) for k, (_, v) in consumers._versions.items()})
+    assert (await ask(ann.comm, "ping", client_time=7))["version"] == known  # the last read
+    consumers._versions.clear()
+    pong = await ask(ann.comm, "ping", client_time=8)
+    assert pong["type"] == "pong" and pong["client_time"] == 8 and "version" not in pong
 
 
 # ---------------------------------------------------------------- bad input

@@ -105,13 +105,21 @@ def test_the_beat_renews_this_processs_sockets_and_takes_back_swept_ones(sent: l
     assert renewed > timezone.now() - timedelta(seconds=5)
 
 
-def test_the_beat_drops_rows_of_sockets_whose_disconnect_was_not_recorded() -> None:
+def test_the_beat_drops_rows_of_sockets_whose_disconnect_was_not_recorded(sent: list) -> None:
+    """The socket closed while the database was down: the consumer only forgot it (its
+    database work never ran); the next beat deletes the row and says the player is gone."""
     room, ann = rooms.do_create_room("Ann")
-    presence.do_connect(ann, mine := channel())
-    presence._open.pop(mine)  # closed while the database was unreachable
+    bob = rooms.do_join_room(room, "Bob")
+    presence.do_connect(ann, channel())
+    presence.do_connect(bob, bobs := channel())
+    presence.forget(bobs)
+    sent.clear()
     presence.beat()
-    assert not Connection.objects.filter(channel_name=mine).exists()
-    assert online(room) == {"Ann": False}
+    assert not Connection.objects.filter(channel_name=bobs).exists()
+    assert online(room) == {"Ann": True, "Bob": False}
+    assert online_events(sent) == [(bob.id, False)]
+    presence.beat()  # renews Ann's socket, nothing more to say
+    assert online_events(sent) == [(bob.id, False)]
 
 
 def test_a_player_who_left_is_not_brought_back_by_the_beat() -> None:
