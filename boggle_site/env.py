@@ -54,6 +54,15 @@ SQLITE_OPTIONS = {
 # so an idle websocket's read timed out and the socket closed with 1011. Leave headroom.
 REDIS_SOCKET_TIMEOUT = 15
 
+# Celery's Redis connections (broker and results): seconds to wait for a reply or a
+# connection, and how often an idle connection is checked before use. The worker's blocking
+# read of the queue lasts 1 s, well under the reply timeout. The broker's visibility
+# timeout stays kombu's hour: it must outlast the longest eta (a 30-minute round's end
+# task), and a round does not wait for it (games.tasks).
+CELERY_REDIS_SOCKET_TIMEOUT = 10.0
+CELERY_REDIS_CONNECT_TIMEOUT = 3.0
+CELERY_REDIS_HEALTH_CHECK_SECONDS = 10
+
 # Redis connections one process's channel layer holds at most; more wait for a free one.
 REDIS_MAX_CONNECTIONS = 50
 
@@ -232,6 +241,29 @@ def celery_config(env: Env) -> dict[str, Any]:
             "result_backend": url,
             "task_always_eager": False,
             "task_eager_propagates": False,
+            # A Redis restart must not stop a worker for good: it reconnects for ever, at
+            # most RECONNECT_MAX_SECONDS apart (boggle_site.celery.Consumer).
+            "broker_connection_retry": True,
+            "broker_connection_max_retries": None,
+            "broker_connection_timeout": CELERY_REDIS_CONNECT_TIMEOUT,
+            "broker_transport_options": {
+                # Without a socket timeout a publish to a Redis that vanished without
+                # closing its connections (failover, a NAT or firewall dropping it) waits
+                # for ever; the health checks find such connections in the worker.
+                "socket_timeout": CELERY_REDIS_SOCKET_TIMEOUT,
+                "socket_connect_timeout": CELERY_REDIS_CONNECT_TIMEOUT,
+                "socket_keepalive": True,
+                "retry_on_timeout": True,
+                "health_check_interval": CELERY_REDIS_HEALTH_CHECK_SECONDS,
+            },
+            "redis_socket_timeout": CELERY_REDIS_SOCKET_TIMEOUT,
+            "redis_socket_connect_timeout": CELERY_REDIS_CONNECT_TIMEOUT,
+            "redis_retry_on_timeout": True,
+            "redis_backend_health_check_interval": CELERY_REDIS_HEALTH_CHECK_SECONDS,
+            # The tasks are short and idempotent: one running when the broker goes away
+            # finishes (its acknowledgement is lost, so it may run again: harmless) rather
+            # than being killed half-way.
+            "worker_cancel_long_running_tasks_on_connection_loss": False,
         }
     return {
         "broker_url": "memory://",

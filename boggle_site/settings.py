@@ -116,7 +116,12 @@ CELERY_BROKER_URL = _celery["broker_url"]
 CELERY_RESULT_BACKEND = _celery["result_backend"]
 CELERY_TASK_ALWAYS_EAGER = _celery["task_always_eager"]
 CELERY_TASK_EAGER_PROPAGATES = _celery["task_eager_propagates"]
+# Production's connection options (timeouts, reconnecting): see env.celery_config.
+for _name, _value in _celery.items():
+    globals().setdefault(f"CELERY_{_name.upper()}", _value)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# The worker's broker consumer, which reconnects within a second after Redis comes back.
+CELERY_WORKER_CONSUMER = "boggle_site.celery:Consumer"
 CELERY_TIMEZONE = TIME_ZONE
 # Periodic safety nets for production (`celery -A boggle_site beat`): end rounds whose
 # scheduled end task was lost with its worker, and delete rooms idle for a day.

@@ -7,7 +7,8 @@
   it sends the live counts of rooms whose counts changed (``games.live_counts``) and lets
   go of rounds idle for long.
 - The presence beat (``games.presence``): every ``presence.BEAT_SECONDS`` it renews the
-  rows of this process's sockets and sweeps those of dead processes.
+  rows of this process's sockets and sweeps those of dead processes; a socket closing wakes
+  it early to record the close.
 
 All start with the first request or websocket the process serves.
 """
@@ -18,7 +19,7 @@ import asyncio
 import contextlib
 import logging
 
-from games import deadlines, live, live_counts, presence
+from games import deadlines, events, live, live_counts, presence
 from games.writers import in_thread
 
 logger = logging.getLogger(__name__)
@@ -43,6 +44,7 @@ def ensure_started() -> None:
 async def stop() -> None:
     """Stop this loop's background work (tests)."""
     await deadlines.stop_watcher()
+    presence._wakeups.pop(asyncio.get_running_loop(), None)
     for task in _tasks.pop(asyncio.get_running_loop(), []):
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
@@ -73,18 +75,28 @@ async def _flush_forever() -> None:
             logger.exception("live round flusher: pass failed; retrying")
 
 
-def beat_once() -> None:
-    """One presence beat (worker thread): renew this process's sockets, sweep dead ones."""
-    presence.beat()
-    presence.sweep()
+def beat_once(sweep: bool = True) -> list[tuple[str, dict]]:
+    """One presence beat (worker thread): renew this process's sockets, record the closed
+    ones, and (``sweep``) sweep those of dead processes; returns the events to send."""
+    offline = presence.beat()
+    if sweep:
+        presence.sweep()
+    return offline
 
 
 async def _beat_forever() -> None:
+    loop = asyncio.get_running_loop()
+    swept_at = loop.time() - presence.BEAT_SECONDS
     while True:
         try:
-            await in_thread(beat_once)()
+            # Woken early by a closing socket: record it; the sweep keeps its own pace.
+            sweep = loop.time() - swept_at >= presence.BEAT_SECONDS
+            if sweep:
+                swept_at = loop.time()
+            for code, event in await in_thread(beat_once)(sweep):
+                await events.send_room_event(code, event)
         except asyncio.CancelledError:
             raise
         except Exception:  # the database is back soon; the next beat renews what this missed
             logger.exception("presence beat: failed; retrying")
-        await asyncio.sleep(presence.BEAT_SECONDS)
+        await presence.wait_for_beat(presence.BEAT_SECONDS)

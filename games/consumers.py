@@ -173,18 +173,14 @@ class RoomConsumer(AsyncWebsocketConsumer):
         # Words still being written finish (a resend with their client_id gets the verdict);
         # their replies have nowhere to go.
         self.closed = True
+        # No database work here: the presence beat records the close (games.presence).
         presence.forget(self.channel_name)
         if self.room is None or self.player is None:
             return
-        # Presence first: if Redis is down the player still goes offline (stale group
-        # members only cost a message to a channel nobody reads, which expires).
-        offline = await in_thread(presence.do_disconnect)(self.player, self.channel_name)
         try:
             for group in (events.room_group(self.room.code), events.player_group(self.player.id)):
                 await self.channel_layer.group_discard(group, self.channel_name)
-            if offline is not None:
-                await events.send_room_event(self.room.code, offline)
-        except Exception:  # Redis unreachable: nothing more to do here
+        except Exception:  # Redis unreachable: a stale member only costs undelivered messages
             logger.warning("websocket disconnect: channel layer unreachable", exc_info=True)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:

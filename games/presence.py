@@ -6,12 +6,15 @@ their rows in one UPDATE (``beat``) and sweeps rows that no process renewed for
 database, so their players go offline within that time, with nothing to clean by hand. A
 host who has been away that long hands the room to a player who is there.
 
-A clean disconnect deletes its row at once; the player goes offline when no live row is
-left. Events are sent after the commit (``games.events``).
+A socket that closes is forgotten at once and its row deleted by the beat it wakes (within
+``CLOSE_BATCH_SECONDS``); the player goes offline when no live row is left. Events are sent
+after the commit (``games.events``).
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import os
 import secrets
@@ -36,8 +39,13 @@ HOST_AWAY = timedelta(seconds=30)
 
 # This process: names its rows so that it renews only its own.
 PROCESS = f"{socket.gethostname()[:60]}:{os.getpid()}:{secrets.token_hex(4)}"
+# After a socket closed, the beat waits this long for others closing with it (seconds).
+CLOSE_BATCH_SECONDS = 0.1
+
 # This process's open sockets: channel name -> player id.
 _open: dict[str, int] = {}
+# Set when a socket closes: wakes the beat early (one per event loop: tests run several).
+_wakeups: dict[asyncio.AbstractEventLoop, asyncio.Event] = {}
 
 
 def do_connect(player: Player, channel_name: str) -> None:
@@ -56,51 +64,57 @@ def do_connect(player: Player, channel_name: str) -> None:
 
 
 def forget(channel_name: str) -> None:
-    """The socket closed: this process no longer renews it. Called on the event loop as soon
-    as the socket closes, so that a disconnect whose database work never runs (the database
-    is down and the handler is cancelled) still lets the socket's row go stale."""
-    _open.pop(channel_name, None)
+    """The socket closed: this process stops renewing it and wakes the beat, which deletes
+    its row and says who went offline (``beat``). Runs on the event loop and touches no
+    database, so a disconnect never fails or hangs (the database or Redis down, the handler
+    cancelled at shutdown) and a crowd leaving at once costs one beat, not a transaction
+    each."""
+    if _open.pop(channel_name, None) is None:
+        return
+    with contextlib.suppress(RuntimeError):  # no event loop (tests, scripts): no beat to wake
+        wakeup = _wakeups.get(asyncio.get_running_loop())
+        if wakeup is not None:
+            wakeup.set()
 
 
-def do_disconnect(player: Player, channel_name: str) -> dict | None:
-    """Forget a socket and delete its row; returns the ``player.online`` event to send if the
-    player is now offline. The caller (an async consumer) sends it: during a server shutdown
-    a blocking send from this worker thread would wait for an event loop that has stopped."""
-    forget(channel_name)
-    with transaction.atomic():
-        Connection.objects.filter(channel_name=channel_name).delete()
-        Player.objects.filter(pk=player.pk).update(last_seen_at=timezone.now())
-        still_here = Connection.objects.live().filter(player=player).exists()
-        player.refresh_from_db(fields=["left_at"])
-        if not still_here and player.left_at is None:
-            room = Room.objects.get(pk=player.room_id)
-            return events.room_event(
-                room, "player.online", {"player_id": player.id, "online": False}
-            )
-    return None
-
-
-def beat() -> None:
-    """Renew this process's sockets. Rows another process swept while this one could not
-    reach the database come back (their players online again); rows of sockets whose
-    disconnect could not be recorded go (their players offline, if that was their last)."""
+def beat() -> list[tuple[str, dict]]:
+    """Renew this process's sockets. Rows of sockets that closed go; rows another process
+    swept while this one could not reach the database come back (their players online
+    again). Returns the ``player.online`` events of players whose last socket closed, as
+    (room code, event), for the caller (async) to send: from this worker thread a blocking
+    send would wait for ever on an event loop stopped by a server shutdown."""
     open_now = dict(_open)
     renewed = Connection.objects.filter(process=PROCESS).update(beat_at=timezone.now())
     if renewed == len(open_now):
-        return
+        return []
     stored = dict(Connection.objects.filter(process=PROCESS).values_list("channel_name", "player"))
+    offline: list[tuple[str, dict]] = []
     gone = stored.keys() - open_now.keys()
     if gone:
         with transaction.atomic():
             Connection.objects.filter(channel_name__in=gone).delete()
-            now = timezone.now()
             left = {stored[channel_name] for channel_name in gone}
-            Player.objects.filter(pk__in=left).update(last_seen_at=now)
-            _announce_offline(left)
+            Player.objects.filter(pk__in=left).update(last_seen_at=timezone.now())
+            for player in _offline_players(left):
+                event = {"player_id": player.id, "online": False}
+                offline.append(
+                    (player.room.code, events.room_event(player.room, "player.online", event))
+                )
     for channel_name in open_now.keys() - stored.keys():
         player = Player.objects.filter(pk=open_now[channel_name], left_at__isnull=True).first()
         if player is not None and channel_name in _open:
             do_connect(player, channel_name)
+    return offline
+
+
+async def wait_for_beat(seconds: float) -> None:
+    """Sleep until the next beat is due, or until a socket closed (then a moment more, so
+    that sockets closing together are handled in one beat)."""
+    wakeup = _wakeups.setdefault(asyncio.get_running_loop(), asyncio.Event())
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(wakeup.wait(), seconds)
+        await asyncio.sleep(CLOSE_BATCH_SECONDS)
+    wakeup.clear()
 
 
 def sweep() -> int:
@@ -116,24 +130,24 @@ def sweep() -> int:
             Player.objects.filter(pk=player_id, last_seen_at__lt=last_beat).update(
                 last_seen_at=last_beat
             )
-        _announce_offline({row[1] for row in rows})
+        for player in _offline_players({row[1] for row in rows}):
+            events.emit_to_room(
+                player.room, "player.online", {"player_id": player.id, "online": False}
+            )
     if rows:
         logger.info("presence: swept %d sockets of dead processes", len(rows))
     pass_on_hosting_from_absent_hosts()
     return len(rows)
 
 
-def _announce_offline(player_ids: set[int]) -> None:
-    """Tell the rooms of those players (still in their room) who have no live socket left
-    that they are offline. In a transaction: the events leave after commit."""
-    gone = (
+def _offline_players(player_ids: set[int]) -> list[Player]:
+    """Those of the players, still in their room, with no live socket left."""
+    return list(
         Player.objects.filter(pk__in=player_ids, left_at__isnull=True)
         .with_presence()
         .filter(is_online=False)
         .select_related("room")
     )
-    for player in gone:
-        events.emit_to_room(player.room, "player.online", {"player_id": player.id, "online": False})
 
 
 def pass_on_hosting_from_absent_hosts() -> int:

@@ -59,16 +59,27 @@ def online(room: Room) -> dict[str, bool]:
     return {p["nickname"]: p["online"] for p in state.room_state(room)["players"]}
 
 
-def test_connecting_and_disconnecting_say_online_and_offline(sent: list) -> None:
+def test_connecting_and_closing_say_online_and_offline(sent: list) -> None:
+    """A closed socket is forgotten at once; the next beat deletes its row and, for the
+    player's last socket, says they went offline."""
     room, ann = rooms.do_create_room("Ann")
     presence.do_connect(ann, first := channel())
     presence.do_connect(ann, second := channel())  # a second tab: no second announcement
     assert online_events(sent) == [(ann.id, True)]
-    assert presence.do_disconnect(ann, first) is None  # still here in the other tab
-    offline = presence.do_disconnect(ann, second)
-    assert offline is not None and (offline["player_id"], offline["online"]) == (ann.id, False)
+    presence.forget(first)
+    assert presence.beat() == []  # still here in the other tab
+    assert online(room) == {"Ann": True}
+    presence.forget(second)
+    [(code, offline)] = presence.beat()
+    assert code == room.code
+    assert (offline["type"], offline["player_id"], offline["online"]) == (
+        "player.online",
+        ann.id,
+        False,
+    )
+    assert offline["version"] == Room.objects.get(pk=room.pk).version
     assert online(room) == {"Ann": False}
-    assert presence.open_sockets() == 0
+    assert presence.open_sockets() == 0 and not Connection.objects.exists()
 
 
 def test_the_sockets_of_a_dead_process_are_swept_and_their_players_go_offline(
@@ -103,23 +114,6 @@ def test_the_beat_renews_this_processs_sockets_and_takes_back_swept_ones(sent: l
     assert online_events(sent) == [(ann.id, True)]
     renewed = Connection.objects.get(channel_name=mine).beat_at
     assert renewed > timezone.now() - timedelta(seconds=5)
-
-
-def test_the_beat_drops_rows_of_sockets_whose_disconnect_was_not_recorded(sent: list) -> None:
-    """The socket closed while the database was down: the consumer only forgot it (its
-    database work never ran); the next beat deletes the row and says the player is gone."""
-    room, ann = rooms.do_create_room("Ann")
-    bob = rooms.do_join_room(room, "Bob")
-    presence.do_connect(ann, channel())
-    presence.do_connect(bob, bobs := channel())
-    presence.forget(bobs)
-    sent.clear()
-    presence.beat()
-    assert not Connection.objects.filter(channel_name=bobs).exists()
-    assert online(room) == {"Ann": True, "Bob": False}
-    assert online_events(sent) == [(bob.id, False)]
-    presence.beat()  # renews Ann's socket, nothing more to say
-    assert online_events(sent) == [(bob.id, False)]
 
 
 def test_a_player_who_left_is_not_brought_back_by_the_beat() -> None:

@@ -1,0 +1,100 @@
+"""PostgreSQL restarted (``pg_ctl restart -m fast``: every connection dropped) mid-round, on
+a private cluster: no word is lost, the round ends, the next one starts.
+
+Players keep sending words through the restart. A word answered ``server_error`` is sent
+again with the same client_id, as the site's page does; every word answered ``accepted``
+must be in the results.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+
+from tests.faults.stack import (
+    PostgresCluster,
+    RedisServer,
+    check_no_word_lost,
+    database_round,
+    now_ms,
+    open_room,
+    play,
+    round_results,
+    shorten_round,
+    start_round,
+)
+
+pytestmark = pytest.mark.integration
+
+PLAYERS = 6
+ROUND_SECONDS = 6.0
+RESTART_AT = 1.5
+# The floor: the next round starts within 5 s after PostgreSQL is back (here: the host
+# asks as soon as the round ended, which is after PostgreSQL came back).
+NEXT_ROUND_BOUND_S = 5.0
+
+
+async def test_postgres_restart_mid_round(
+    private_postgres: PostgresCluster, private_redis: RedisServer, site
+) -> None:
+    stack = site(private_postgres.url, private_redis.url(0))
+    code, clients = await open_room(stack, PLAYERS)
+    host = clients[0]
+    try:
+        round_, words = await start_round(host, clients[1:])
+        number = round_["number"]
+        _, deadline = await asyncio.to_thread(
+            shorten_round, stack.database_url, code, number, ROUND_SECONDS
+        )
+        await asyncio.sleep(max(round_["starts_at"] / 1000 - time.time(), 0) + 0.05)
+        marks = [len(c.messages) for c in clients]
+        games = [
+            asyncio.create_task(play(c, words[i::PLAYERS] + words, deadline - 400))
+            for i, c in enumerate(clients)
+        ]
+        await asyncio.sleep(RESTART_AT)
+        restarted = await asyncio.to_thread(private_postgres.restart)
+        back_ms = now_ms() - int((time.monotonic() - restarted) * 1000)
+        entries = [e for game in await asyncio.gather(*games) for e in game]
+        retried = [(e.client.name, e.word, e.verdicts) for e in entries if len(e.verdicts) > 1]
+        print(f"entries sent more than once: {retried}")
+
+        for client, mark in zip(clients, marks, strict=True):
+            await client.wait_until(
+                lambda c=client, m=mark: c.learned_round_ended(number, m) is not None,
+                30.0,
+                "told the round ended",
+            )
+        stored = await asyncio.to_thread(database_round, stack.database_url, code, number)
+        assert stored["status"] == "ended"
+        print(f"round ended {stored['ended_at'] - deadline} ms after its deadline")
+        accepted = check_no_word_lost(await round_results(stack, code, number), entries)
+        assert accepted > 0
+        unanswered = [
+            (e.word, e.verdicts)
+            for e in entries
+            if not e.verdicts or e.verdicts[-1] in ("server_error", "no answer")
+        ]
+        assert not unanswered, f"never answered: {unanswered}"
+
+        # The next round: the host asks (again after an error, as a player would).
+        marks = [len(c.messages) for c in clients]
+        for _ in range(5):
+            answer = await host.request({"type": "start_round"})
+            if answer["type"] == "ok":
+                break
+            print(f"start_round: {answer}")
+            await asyncio.sleep(0.5)
+        assert answer["type"] == "ok", answer
+        for client, mark in zip(clients, marks, strict=True):
+            await client.wait_for("round.started", after=mark)
+        started = next(at for at, m in host.messages[marks[0] :] if m["type"] == "round.started")
+        since = max(back_ms, stored["ended_at"])
+        print(f"next round started {started - since} ms after the round ended")
+        assert (started - since) / 1000 <= NEXT_ROUND_BOUND_S
+        for process in stack.processes:
+            assert process.running, f"{process.name} exited:\n{process.output()[-5000:]}"
+    finally:
+        await asyncio.gather(*(c.close() for c in clients))
