@@ -75,8 +75,8 @@ async def latest_version(room_id: int) -> int | None:
         return cached[1]
     try:
         version = await asyncio.wait_for(in_thread(_room_version)(room_id), VERSION_WAIT_SECONDS)
-    except Exception:  # slow or unreachable database: answer all the same
-        logger.warning("pong: the room's version could not be read", exc_info=True)
+    except Exception as error:  # slow or unreachable database: answer all the same
+        logger.warning("pong without a fresh version: %s", type(error).__name__)
         return None if cached is None else cached[1]
     if len(_versions) > 10_000:  # rooms come and go: forget them all now and then
         _versions.clear()

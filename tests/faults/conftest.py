@@ -8,6 +8,7 @@ test fails).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 from collections.abc import Callable, Iterator
@@ -15,14 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.faults.stack import (
-    REDIS_SERVER,
-    PostgresCluster,
-    RedisServer,
-    Stack,
-    create_database,
-    drop_database,
-)
+from tests.faults.stack import REDIS_SERVER, PostgresCluster, RedisServer
+from tests.stack import Stack, running_site
 
 
 @pytest.fixture
@@ -53,16 +48,9 @@ def private_postgres() -> Iterator[PostgresCluster]:
 def site(tmp_path: Path) -> Iterator[Callable[[str, str], Stack]]:
     """``site(server_url, redis_url)``: a throwaway database on the PostgreSQL server, and
     the site (two Daphnes, a worker, beat) started on it; all stopped and dropped after."""
-    started: list[tuple[str, Stack]] = []
+    with contextlib.ExitStack() as started:
 
-    def make(server_url: str, redis_url: str) -> Stack:
-        stack = Stack(create_database(server_url), redis_url, tmp_path)
-        started.append((server_url, stack))
-        stack.start()
-        return stack
+        def make(server_url: str, redis_url: str) -> Stack:
+            return started.enter_context(running_site(server_url, redis_url, tmp_path))
 
-    yield make
-    for server_url, stack in started:
-        stack.stop()
-        stack.print_logs()
-        drop_database(server_url, stack.database_url)
+        yield make

@@ -13,14 +13,11 @@ import time
 
 import pytest
 
-from tests.faults.stack import (
-    PostgresCluster,
-    RedisServer,
-    check_no_word_lost,
+from tests.faults.stack import PostgresCluster, RedisServer, check_no_word_lost, play
+from tests.stack import (
     database_round,
     now_ms,
     open_room,
-    play,
     round_results,
     shorten_round,
     start_round,
