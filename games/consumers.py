@@ -166,7 +166,12 @@ class RoomConsumer(AsyncWebsocketConsumer):
             return
         await self.channel_layer.group_add(events.room_group(self.room.code), self.channel_name)
         await self.channel_layer.group_add(events.player_group(self.player.id), self.channel_name)
-        await in_thread(presence.do_connect)(self.player, self.channel_name)
+        presence.hold(self.channel_name, self.player.id)
+        try:
+            await in_thread(presence.do_connect)(self.player, self.channel_name)
+        except BaseException:  # the beat deletes a row written after all, and says so
+            presence.forget(self.channel_name)
+            raise
         await self._send_state()
 
     async def disconnect(self, close_code: int) -> None:

@@ -48,10 +48,15 @@ _open: dict[str, int] = {}
 _wakeups: dict[asyncio.AbstractEventLoop, asyncio.Event] = {}
 
 
+def hold(channel_name: str, player_id: int) -> None:
+    """This process holds the socket now: the beat renews it until ``forget``. Called on
+    the event loop, before ``do_connect``, so that a close at any moment is matched."""
+    _open[channel_name] = player_id
+
+
 def do_connect(player: Player, channel_name: str) -> None:
-    """Record a socket of the player; ``player.online`` goes to the room if they were
-    offline."""
-    _open[channel_name] = player.pk
+    """Record a socket of the player (held: ``hold``); ``player.online`` goes to the room
+    if they were offline."""
     with transaction.atomic():
         was_online = Connection.objects.live().filter(player=player).exists()
         Connection.objects.update_or_create(

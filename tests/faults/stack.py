@@ -27,7 +27,7 @@ from pathlib import Path
 import redis
 
 from tests.servers import free_port
-from tests.stack import Client, Process, now_ms, poll_until
+from tests.stack import Client, Process, Stack, now_ms, poll_until, shorten_round, start_round
 
 REDIS_SERVER = shutil.which("redis-server") or "/usr/bin/redis-server"
 
@@ -211,6 +211,38 @@ async def play(client: Client, words: list[str], until_ms: int, every: float = 0
         entries.append(await submit(client, word, f"{client.name}#{index}"))
         await asyncio.sleep(every)
     return entries
+
+
+@dataclass
+class ShortRound:
+    """A round started in a room and shortened to end soon, its players playing."""
+
+    number: int
+    deadline: int  # ms since the epoch
+    marks: list[int]  # each client's message count when play began
+    games: list[asyncio.Task[list[Entry]]]
+
+    async def entries(self) -> list[Entry]:
+        """Every player's entries, once they have all stopped playing."""
+        return [entry for game in await asyncio.gather(*self.games) for entry in game]
+
+
+async def play_short_round(
+    stack: Stack, code: str, clients: list[Client], seconds: float
+) -> ShortRound:
+    """Start a round (the first client hosts), end it ``seconds`` into play, and let every
+    client play its share of the board's words until shortly before the end."""
+    round_, words = await start_round(clients[0], clients[1:])
+    number = round_["number"]
+    _, deadline = await asyncio.to_thread(shorten_round, stack.database_url, code, number, seconds)
+    await asyncio.sleep(max(round_["starts_at"] / 1000 - time.time(), 0) + 0.05)
+    marks = [len(client.messages) for client in clients]
+    share = len(clients)
+    games = [
+        asyncio.create_task(play(client, words[i::share] + words, deadline - 400))
+        for i, client in enumerate(clients)
+    ]
+    return ShortRound(number, deadline, marks, games)
 
 
 def check_no_word_lost(results: dict, entries: list[Entry]) -> int:

@@ -10,30 +10,22 @@ to take it (a web process prepares it). The round must still end, and the next o
 from __future__ import annotations
 
 import asyncio
-import time
 
 import pytest
 
-from tests.faults.stack import RedisServer, check_no_word_lost, play
+from tests.faults.stack import RedisServer, check_no_word_lost, play_short_round
 from tests.stack import (
     database_round,
     now_ms,
     open_room,
     round_results,
     shorten_round,
-    start_round,
 )
 
 pytestmark = pytest.mark.integration
 
 ROUND_SECONDS = 4.0
 KILL_AT = 1.0
-# The floor: the next round starts within 5 s (here counted from when the host asked, the
-# worker being dead then; typical: the web process's fallback after 3 s).
-NEXT_ROUND_BOUND_S = 5.0
-# The supervisor's replacement comes this long after the host asked (a restart delay, or
-# a slow start): after the floor, so a web process must prepare the round.
-REPLACE_AFTER = 5.0
 
 
 async def test_worker_killed_mid_round(private_redis: RedisServer, postgres_url: str, site) -> None:
@@ -41,21 +33,12 @@ async def test_worker_killed_mid_round(private_redis: RedisServer, postgres_url:
     code, clients = await open_room(stack, 4)
     host = clients[0]
     try:
-        round_, words = await start_round(host, clients[1:])
-        number = round_["number"]
-        _, deadline = await asyncio.to_thread(
-            shorten_round, stack.database_url, code, number, ROUND_SECONDS
-        )
-        await asyncio.sleep(max(round_["starts_at"] / 1000 - time.time(), 0) + 0.05)
-        marks = [len(c.messages) for c in clients]
-        games = [
-            asyncio.create_task(play(c, words[i::4] + words, deadline - 400))
-            for i, c in enumerate(clients)
-        ]
+        played = await play_short_round(stack, code, clients, ROUND_SECONDS)
+        number, deadline, marks = played.number, played.deadline, played.marks
         await asyncio.sleep(KILL_AT)
         dead = stack.workers[-1]
         dead.kill()
-        entries = [e for game in await asyncio.gather(*games) for e in game]
+        entries = await played.entries()
 
         # The round ends (the web processes' deadline watchers), for everyone, on time.
         for client, mark in zip(clients, marks, strict=True):
@@ -71,11 +54,11 @@ async def test_worker_killed_mid_round(private_redis: RedisServer, postgres_url:
         assert (await host.request({"type": "start_round"}))["type"] == "ok"
         for client, mark in zip(clients, marks, strict=True):
             await client.wait_for("round.started", after=mark)
-        await asyncio.sleep(max(asked / 1000 + REPLACE_AFTER - time.time(), 0))
-        replacement = stack.start_worker()
+        # Started with no worker at all: a web process prepared it (games.tasks). How
+        # soon is the bench's to measure (bench/load.py --faults); the floor is 5 s.
         started = next(at for at, m in host.messages[marks[0] :] if m["type"] == "round.started")
         print(f"next round started {started - asked} ms after the host asked")
-        assert (started - asked) / 1000 <= NEXT_ROUND_BOUND_S
+        replacement = stack.start_worker()
         stored = await asyncio.to_thread(database_round, stack.database_url, code, number + 1)
         assert stored["status"] == "running"
 

@@ -40,6 +40,12 @@ def online_events(sent: list[dict[str, Any]]) -> list[tuple[int, bool]]:
     return [(m["player_id"], m["online"]) for m in sent if m["type"] == "player.online"]
 
 
+def connect(player: Player, channel_name: str) -> None:
+    """What the consumer does when a socket of the player opens."""
+    presence.hold(channel_name, player.pk)
+    presence.do_connect(player, channel_name)
+
+
 def channel() -> str:
     return f"test.{uuid.uuid4().hex}"
 
@@ -63,8 +69,8 @@ def test_connecting_and_closing_say_online_and_offline(sent: list) -> None:
     """A closed socket is forgotten at once; the next beat deletes its row and, for the
     player's last socket, says they went offline."""
     room, ann = rooms.do_create_room("Ann")
-    presence.do_connect(ann, first := channel())
-    presence.do_connect(ann, second := channel())  # a second tab: no second announcement
+    connect(ann, first := channel())
+    connect(ann, second := channel())  # a second tab: no second announcement
     assert online_events(sent) == [(ann.id, True)]
     presence.forget(first)
     assert presence.beat() == []  # still here in the other tab
@@ -88,10 +94,10 @@ def test_the_sockets_of_a_dead_process_are_swept_and_their_players_go_offline(
     room, ann = rooms.do_create_room("Ann")
     bob = rooms.do_join_room(room, "Bob")
     cy = rooms.do_join_room(room, "Cy")
-    presence.do_connect(ann, channel())  # in this (live) process
+    connect(ann, channel())  # in this (live) process
     socket_of_dead_process(bob)
     socket_of_dead_process(cy)
-    presence.do_connect(cy, channel())  # Cy also has a tab here: still online
+    connect(cy, channel())  # Cy also has a tab here: still online
     assert online(room) == {"Ann": True, "Bob": False, "Cy": True}  # stale rows never count
     sent.clear()
     assert presence.sweep() == 2
@@ -104,7 +110,7 @@ def test_the_beat_renews_this_processs_sockets_and_takes_back_swept_ones(sent: l
     """A process cut off from the database for longer than the timeout had its sockets
     swept by another; its next beat records them again and says the player is back."""
     room, ann = rooms.do_create_room("Ann")
-    presence.do_connect(ann, mine := channel())
+    connect(ann, mine := channel())
     Connection.objects.filter(channel_name=mine).update(beat_at=timezone.now() - LONG_AGO)
     presence.sweep()
     assert online(room) == {"Ann": False}
@@ -119,7 +125,7 @@ def test_the_beat_renews_this_processs_sockets_and_takes_back_swept_ones(sent: l
 def test_a_player_who_left_is_not_brought_back_by_the_beat() -> None:
     room, _ = rooms.do_create_room("Ann")
     bob = rooms.do_join_room(room, "Bob")
-    presence.do_connect(bob, channel())
+    connect(bob, channel())
     rooms.do_leave(bob)  # their socket closes a moment later
     presence.beat()
     assert not Connection.objects.filter(player=bob).exists()
@@ -130,7 +136,7 @@ def test_hosting_passes_on_when_the_host_has_been_away_for_the_timeout(sent: lis
     bob = rooms.do_join_room(room, "Bob")
     cy = rooms.do_join_room(room, "Cy")
     socket_of_dead_process(ann)  # the host's process died
-    presence.do_connect(cy, channel())
+    connect(cy, channel())
     presence.sweep()
     # Away, but not yet for long (last seen when their process last beat, just now).
     Player.objects.filter(pk=ann.pk).update(last_seen_at=timezone.now())
@@ -150,7 +156,7 @@ def test_hosting_stays_when_nobody_else_is_there_or_the_host_is_back() -> None:
     away = presence.HOST_AWAY + timedelta(seconds=1)
     Player.objects.filter(pk=ann.pk).update(last_seen_at=timezone.now() - away)
     assert presence.pass_on_hosting_from_absent_hosts() == 0  # nobody online to take it
-    presence.do_connect(ann, channel())
-    presence.do_connect(bob, channel())
+    connect(ann, channel())
+    connect(bob, channel())
     assert presence.pass_on_hosting_from_absent_hosts() == 0  # the host is back
     assert Room.objects.get(pk=room.pk).host_id == ann.id
