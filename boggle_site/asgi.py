@@ -15,13 +15,17 @@ django_asgi_app = get_asgi_application()
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
+from boggle_site.body_limit import BodyLimitMiddleware, guard_daphne  # noqa: E402
 from boggle_site.websocket_origin import browser_origin_validator  # noqa: E402
 from games.background import ensure_started  # noqa: E402
 from games.routing import websocket_urlpatterns  # noqa: E402
 
+guard_daphne()
+
 router = ProtocolTypeRouter(
     {
-        "http": django_asgi_app,
+        # Oversized bodies are refused before Django reads them.
+        "http": BodyLimitMiddleware(django_asgi_app),
         "websocket": browser_origin_validator(
             AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
         ),

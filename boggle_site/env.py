@@ -36,6 +36,9 @@ POOL_TIMEOUT_SECONDS = 30
 
 DEV_HOSTS = ["localhost", "127.0.0.1", "[::1]"]
 
+# HSTS max-age when HTTPS is on (BOGGLE_HSTS_SECONDS): a year, as check --deploy expects.
+DEFAULT_HSTS_SECONDS = 31536000
+
 # SQLite (the embedded default) with many writers at once: WAL lets readers go on during a
 # write, IMMEDIATE transactions take the write lock when they begin (a deferred one that
 # reads, then writes, fails at once with "database is locked" instead of waiting), and
@@ -85,6 +88,21 @@ def get_bool(env: Env, name: str, default: bool = False) -> bool:
     if value in {"0", "false", "no", "off"}:
         return False
     return default
+
+
+def trusted_proxy_hops(env: Env) -> int:
+    """BOGGLE_TRUSTED_PROXY_HOPS: reverse proxies in front of Daphne that append the client
+    to X-Forwarded-For (default 0: the client is Daphne's peer)."""
+    raw = get_str(env, "BOGGLE_TRUSTED_PROXY_HOPS", "0")
+    try:
+        hops = int(raw)
+    except ValueError:
+        raise ImproperlyConfigured(
+            f"BOGGLE_TRUSTED_PROXY_HOPS must be a number, not {raw!r}"
+        ) from None
+    if hops < 0:
+        raise ImproperlyConfigured("BOGGLE_TRUSTED_PROXY_HOPS cannot be negative")
+    return hops
 
 
 def get_list(env: Env, name: str, default: list[str] | None = None) -> list[str]:
@@ -148,6 +166,54 @@ def public_url(env: Env) -> str:
             f"https://boggle.example.org, not {value!r}"
         )
     return value
+
+
+def https_enabled(env: Env) -> bool:
+    """BOGGLE_HTTPS: browsers reach the site over HTTPS only (a TLS proxy in front), so
+    cookies are secure and HSTS is sent. By default on when BOGGLE_PUBLIC_URL is https://,
+    except in the embedded default, where phones on the Wi-Fi use plain http (a tunnel may
+    give the public URL) and would never send a Secure session cookie back."""
+    derived = public_url(env).startswith("https://") and not serves_local_network(env)
+    return get_bool(env, "BOGGLE_HTTPS", derived)
+
+
+def hsts_seconds(env: Env) -> int:
+    """BOGGLE_HSTS_SECONDS (default a year) when HTTPS is on; 0 (no HSTS) otherwise."""
+    if not https_enabled(env):
+        return 0
+    value = get_str(env, "BOGGLE_HSTS_SECONDS", str(DEFAULT_HSTS_SECONDS))
+    if not value.isdigit():
+        raise ImproperlyConfigured(
+            f"BOGGLE_HSTS_SECONDS must be a whole number of seconds, not {value!r}"
+        )
+    return int(value)
+
+
+def security_settings(env: Env) -> dict[str, Any]:
+    """Django's HTTPS and browser-protection settings, by name.
+
+    The embedded default (plain http on a LAN) gets none of the HTTPS ones. Behind a TLS
+    proxy Django sees plain http unless it trusts the proxy's X-Forwarded-Proto
+    (BOGGLE_PROXY_SSL_HEADER=1, only if the proxy always sets it): without that, redirecting
+    to https would loop for ever and HSTS would never be sent, so both need it.
+    """
+    https = https_enabled(env)
+    proxy_header = (
+        ("HTTP_X_FORWARDED_PROTO", "https") if get_bool(env, "BOGGLE_PROXY_SSL_HEADER") else None
+    )
+    return {
+        "SECURE_PROXY_SSL_HEADER": proxy_header,
+        "SECURE_SSL_REDIRECT": https and proxy_header is not None,
+        "SECURE_HSTS_SECONDS": hsts_seconds(env),
+        "SECURE_HSTS_INCLUDE_SUBDOMAINS": get_bool(env, "BOGGLE_HSTS_INCLUDE_SUBDOMAINS", True),
+        # Preloading commits the whole domain to HTTPS in browsers for months: opt in only.
+        "SECURE_HSTS_PRELOAD": get_bool(env, "BOGGLE_HSTS_PRELOAD"),
+        "SESSION_COOKIE_SECURE": https,
+        "CSRF_COOKIE_SECURE": https,
+        "SECURE_CONTENT_TYPE_NOSNIFF": True,
+        "SECURE_REFERRER_POLICY": "same-origin",
+        "X_FRAME_OPTIONS": "DENY",
+    }
 
 
 def lan_host(env: Env) -> str:

@@ -81,6 +81,8 @@ def site_url(request: HttpRequest) -> str:
         if lan:
             bracketed = f"[{lan}]" if ":" in lan else lan
             host = f"{bracketed}:{port}" if port else bracketed
+    # Behind a TLS proxy, https once SECURE_PROXY_SSL_HEADER (BOGGLE_PROXY_SSL_HEADER=1)
+    # trusts its X-Forwarded-Proto.
     return f"{request.scheme}://{host}"
 
 

@@ -24,6 +24,26 @@ BOGGLE_SERVES_LOCAL_NETWORK = env.serves_local_network(ENV)
 # Base of join links and QR codes; else the request's address, never a loopback one.
 BOGGLE_PUBLIC_URL = env.public_url(ENV)
 BOGGLE_LAN_HOST = env.lan_host(ENV)
+# Per-address limits (games.throttle): which address counts behind proxies, and a switch.
+BOGGLE_TRUSTED_PROXY_HOPS = env.trusted_proxy_hops(ENV)
+BOGGLE_RATE_LIMITS = env.get_bool(ENV, "BOGGLE_RATE_LIMITS", True)
+
+# HTTPS (BOGGLE_PUBLIC_URL https://, BOGGLE_HTTPS, BOGGLE_PROXY_SSL_HEADER, BOGGLE_HSTS_*):
+# SECURE_SSL_REDIRECT, HSTS, secure cookies, nosniff, frame and referrer policies.
+_security = env.security_settings(ENV)
+SECURE_PROXY_SSL_HEADER = _security["SECURE_PROXY_SSL_HEADER"]
+SECURE_SSL_REDIRECT = _security["SECURE_SSL_REDIRECT"]
+SECURE_HSTS_SECONDS = _security["SECURE_HSTS_SECONDS"]
+SECURE_HSTS_INCLUDE_SUBDOMAINS = _security["SECURE_HSTS_INCLUDE_SUBDOMAINS"]
+SECURE_HSTS_PRELOAD = _security["SECURE_HSTS_PRELOAD"]
+SESSION_COOKIE_SECURE = _security["SESSION_COOKIE_SECURE"]
+CSRF_COOKIE_SECURE = _security["CSRF_COOKIE_SECURE"]
+SECURE_CONTENT_TYPE_NOSNIFF = _security["SECURE_CONTENT_TYPE_NOSNIFF"]
+SECURE_REFERRER_POLICY = _security["SECURE_REFERRER_POLICY"]
+X_FRAME_OPTIONS = _security["X_FRAME_OPTIONS"]
+# security.W021 (no HSTS preload) is a choice: preloading commits the domain to HTTPS in
+# browsers for months; BOGGLE_HSTS_PRELOAD=1 opts in.
+SILENCED_SYSTEM_CHECKS = ["security.W021"]
 
 INSTALLED_APPS = [
     # First, so that `manage.py runserver` is Daphne's ASGI server (websockets included).
@@ -41,6 +61,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # Outermost: every response gets the policy, even a refused Host's 400.
+    "boggle_site.csp.ContentSecurityPolicyMiddleware",
     # First: refuse public Host names in the embedded default before anything reads them.
     "boggle_site.hosts.LocalNetworkHostMiddleware",
     "django.middleware.security.SecurityMiddleware",

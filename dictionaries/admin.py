@@ -273,9 +273,8 @@ class DictionaryAdmin(admin.ModelAdmin):
 
     def save_model(self, request: HttpRequest, obj: Dictionary, form, change: bool) -> None:
         super().save_model(request, obj, form, change)
-        checked = getattr(form, "checked_upload", None)
-        if checked is not None:
-            services.set_upload(obj, checked.data, form.cleaned_data["word_list"].name)
+        if getattr(form, "checked_upload", None) is not None:
+            services.set_upload_file(obj, form.cleaned_data["word_list"])
         request._dictionary_compile = not change or bool(COMPILE_FIELDS & set(form.changed_data))
 
     def save_formset(self, request: HttpRequest, form, formset, change: bool) -> None:
@@ -292,7 +291,7 @@ class DictionaryAdmin(admin.ModelAdmin):
     def save_related(self, request: HttpRequest, form, formsets, change: bool) -> None:
         super().save_related(request, form, formsets, change)
         if getattr(request, "_dictionary_compile", False):
-            services.request_compile(form.instance)
+            services.request_compile(form.instance, background=True)
             self.message_user(
                 request,
                 f"{form.instance.name}: compiling. The current version stays in use until "
@@ -304,7 +303,7 @@ class DictionaryAdmin(admin.ModelAdmin):
     def recompile(self, request: HttpRequest, queryset: QuerySet) -> None:
         names = []
         for dictionary in queryset:
-            services.request_compile(dictionary)
+            services.request_compile(dictionary, background=True)
             names.append(dictionary.name)
         self.message_user(request, f"Compiling: {', '.join(names)}.", messages.INFO)
 
@@ -350,7 +349,12 @@ class DictionaryAdmin(admin.ModelAdmin):
             raise PermissionDenied
         try:
             (stored,) = services.do_edit_words(
-                dictionary, [word], action, note=form.cleaned_data["note"], user=request.user
+                dictionary,
+                [word],
+                action,
+                note=form.cleaned_data["note"],
+                user=request.user,
+                background=True,
             )
         except (UnusableWordList, LexiconError) as error:
             self.message_user(request, str(error), messages.ERROR)

@@ -17,9 +17,11 @@ class DictionaryAdminForm(forms.ModelForm):
 
     word_list = forms.FileField(
         required=False,
-        help_text="Plain text or gzip, UTF-8 or Latin-1, one word per line; blank lines and "
-        f"lines starting with # are ignored. At most {compiler.MAX_WORDLIST_BYTES // 2**20} MiB. "
-        "Saving a new list compiles it; the old version stays in use until that succeeds.",
+        help_text="Plain text or gzip, UTF-8 or Latin-1, one word per line (at most "
+        f"{compiler.MAX_LINE_CHARS} characters); blank lines and lines starting with # are "
+        f"ignored. At most {services.MAX_UPLOAD_BYTES // 2**20} MiB uploaded "
+        f"({compiler.MAX_WORDLIST_BYTES // 2**20} MiB unpacked). Saving a new list compiles "
+        "it in the background; the old version stays in use until that succeeds.",
     )
 
     class Meta:
@@ -30,15 +32,10 @@ class DictionaryAdminForm(forms.ModelForm):
         upload = self.cleaned_data.get("word_list")
         if upload is None:
             return None
-        if upload.size > compiler.MAX_WORDLIST_BYTES:
+        if upload.size > services.MAX_UPLOAD_BYTES:
             raise ValidationError(
-                f"the file is larger than {compiler.MAX_WORDLIST_BYTES // 2**20} MiB"
+                f"the file is larger than {services.MAX_UPLOAD_BYTES // 2**20} MiB"
             )
-        data = upload.read()
-        try:
-            self.checked_upload = services.check_wordlist(data)
-        except UnusableWordList as error:
-            raise ValidationError(str(error)) from None
         return upload
 
     def clean(self):
@@ -48,19 +45,25 @@ class DictionaryAdminForm(forms.ModelForm):
                 "is_default",
                 "there must be a default dictionary: make another one the default instead",
             )
-        checked = getattr(self, "checked_upload", None)
-        if checked is not None and not self.errors:
+        upload = cleaned.get("word_list")
+        checked = None
+        if upload is not None and not self.errors:
             try:
                 rules = self._rules(cleaned)
-                words, report = compiler.select_words(checked.lines, rules)
             except LexiconError:
                 return cleaned  # the model's clean names the bad rule
-            if not words:
-                self.add_error("word_list", services.nothing_kept_message(report))
-        elif checked is None and not self.instance.upload and not cleaned.get("named_list"):
+            # A quick check (the whole file for binary data and encoding, the first lines for
+            # the rules); the compile, in the background, checks every line.
+            try:
+                checked = services.check_upload(upload.file, rules, compiler.SAMPLE_LINES)
+            except UnusableWordList as error:
+                self.add_error("word_list", str(error))
+                return cleaned
+            self.checked_upload = checked
+        if upload is None and not self.instance.upload and not cleaned.get("named_list"):
             self.add_error("word_list", "upload a word list (or choose a named list)")
         named = cleaned.get("named_list")
-        if named and checked is None and not self.instance.upload:
+        if named and upload is None and not self.instance.upload:
             try:
                 services.check_named_list(named)
             except (UnusableWordList, LexiconError) as error:

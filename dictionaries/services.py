@@ -10,14 +10,17 @@ a file is never rewritten with other words, and a round holding a version keeps 
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import logging
 import os
 import shutil
-from collections.abc import Iterable
+import tempfile
+import threading
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import marisa_trie
 from django.conf import settings
@@ -39,6 +42,9 @@ logger = logging.getLogger(__name__)
 UPLOAD_FOLDER = "uploads"
 # At most this many words are listed per kind of edit in a compile report.
 EDIT_EXAMPLES = 50
+# The admin refuses uploads larger than this (bytes, as uploaded; a gzip may unpack to at
+# most compiler.MAX_WORDLIST_BYTES).
+MAX_UPLOAD_BYTES = 20 * 2**20
 
 
 def dictionary_dir() -> Path:
@@ -183,33 +189,51 @@ def import_named_list(name: str) -> Dictionary:
 
 @dataclass(frozen=True)
 class CheckedUpload:
-    """A word list that passed ``check_wordlist``."""
+    """A word list (or its first lines) that passed ``check_wordlist``/``check_upload``."""
 
-    data: bytes
-    lines: list[str]
     kept: int
+    complete: bool
 
 
 def check_wordlist(data: bytes, rules: LexiconRules | None = None) -> CheckedUpload:
     """Refuse a word list that is empty, binary, corrupt gzip, too large or (with ``rules``)
-    has no usable word. Raises UnusableWordList with a message for staff."""
+    not a word list or without a usable word. Raises UnusableWordList with a message for
+    staff. The whole list is checked (see ``check_upload`` for the quick check)."""
     if not data:
         raise UnusableWordList("the word list is empty")
-    if len(data) > compiler.MAX_WORDLIST_BYTES:
-        raise UnusableWordList(
-            f"the file is larger than {compiler.MAX_WORDLIST_BYTES // 2**20} MiB"
-        )
+    return check_upload(io.BytesIO(data), rules, max_lines=None)
+
+
+def check_upload(
+    stream: IO[bytes], rules: LexiconRules | None = None, max_lines: int | None = None
+) -> CheckedUpload:
+    """Check an uploaded file without holding it in memory: size, gzip, binary data and
+    encoding over the whole file (fast), then the rules over the first ``max_lines`` lines
+    (all of them if None). UnusableWordList says what is wrong."""
     try:
-        lines = compiler.read_wordlist_bytes(data)
+        stream.seek(0, io.SEEK_END)
+        size = stream.tell()
+        stream.seek(0)
+        if not size:
+            raise UnusableWordList("the word list is empty")
+        if size > compiler.MAX_WORDLIST_BYTES:
+            raise UnusableWordList(
+                f"the file is larger than {compiler.MAX_WORDLIST_BYTES // 2**20} MiB"
+            )
+        lines = compiler.iter_wordlist_stream(stream)  # type: ignore[arg-type]
+        if rules is None:
+            for _ in lines:
+                pass
+            return CheckedUpload(0, True)
+        limit = max_lines if max_lines is not None else compiler.MAX_WORDLIST_BYTES
+        words, report, complete = compiler.check_sample(lines, rules, limit)
     except LexiconError as error:
         raise UnusableWordList(str(error)) from None
-    kept = 0
-    if rules is not None:
-        words, report = compiler.select_words(lines, rules)
-        kept = len(words)
-        if not words:
-            raise UnusableWordList(nothing_kept_message(report))
-    return CheckedUpload(data, lines, kept)
+    finally:
+        stream.seek(0)
+    if complete and not words:
+        raise UnusableWordList(nothing_kept_message(report))
+    return CheckedUpload(len(words), complete)
 
 
 def nothing_kept_message(report: compiler.CompileReport) -> str:
@@ -228,6 +252,41 @@ def store_upload(data: bytes) -> str:
     if not target.exists():
         _write_atomically(target, data)
     return relative
+
+
+def store_upload_file(stream: IO[bytes]) -> tuple[str, int]:
+    """Save an uploaded file under its SHA-256, copying it in chunks; returns its path
+    relative to the dictionary dir and its size."""
+    folder = dictionary_dir() / UPLOAD_FOLDER
+    folder.mkdir(parents=True, exist_ok=True)
+    hasher = hashlib.sha256()
+    size = 0
+    stream.seek(0)
+    head = stream.read(2)
+    stream.seek(0)
+    with tempfile.NamedTemporaryFile(dir=folder, prefix=".upload-", delete=False) as out:
+        try:
+            while chunk := stream.read(compiler.CHUNK_BYTES):
+                hasher.update(chunk)
+                size += len(chunk)
+                out.write(chunk)
+        except BaseException:
+            os.unlink(out.name)
+            raise
+    suffix = ".txt.gz" if head == compiler.GZIP_MAGIC else ".txt"
+    relative = f"{UPLOAD_FOLDER}/{hasher.hexdigest()}{suffix}"
+    os.replace(out.name, dictionary_dir() / relative)
+    return relative, size
+
+
+def set_upload_file(dictionary: Dictionary, upload: Any) -> None:
+    """Store an uploaded file (a Django UploadedFile) as the dictionary's word list."""
+    relative, size = store_upload_file(upload.file)
+    dictionary.upload = relative
+    dictionary.upload_name = Path(upload.name).name[:200]
+    dictionary.upload_size = size
+    dictionary.uploaded_at = timezone.now()
+    dictionary.save(update_fields=["upload", "upload_name", "upload_size", "uploaded_at"])
 
 
 def do_upload(dictionary: Dictionary, data: bytes, filename: str) -> int:
@@ -268,6 +327,7 @@ def do_edit_words(
     note: str = "",
     user: Any = None,
     recompile: bool = True,
+    background: bool = False,
 ) -> list[str]:
     """Add (or remove) single words; a word's newest edit replaces an older one. Returns the
     words as stored, and queues one compile. UnusableWordList names the first bad entry."""
@@ -282,7 +342,7 @@ def do_edit_words(
                 defaults={"action": action, "note": note[:200], "created_by": user},
             )
         if recompile and words:
-            request_compile(dictionary)
+            request_compile(dictionary, background=background)
     return words
 
 
@@ -311,9 +371,12 @@ def lookup(dictionary: Dictionary, entry: str) -> tuple[bool, str]:
 # ---------------------------------------------------------------- compiling
 
 
-def request_compile(dictionary: Dictionary, enqueue: bool = True) -> int:
+def request_compile(dictionary: Dictionary, enqueue: bool = True, background: bool = False) -> int:
     """Mark the dictionary compiling and queue the task after commit; returns the revision
-    the task compiles. A compile queued earlier finds a newer revision and does nothing."""
+    the task compiles. A compile queued earlier finds a newer revision and does nothing.
+
+    ``background``: when tasks run eagerly (no broker: development, the embedded site),
+    compile in a thread of this process, so a web request does not wait for it."""
     now = timezone.now()
     Dictionary.objects.filter(pk=dictionary.pk).update(
         revision=F("revision") + 1,
@@ -324,13 +387,40 @@ def request_compile(dictionary: Dictionary, enqueue: bool = True) -> int:
     dictionary.refresh_from_db(fields=["revision", "status", "status_message"])
     revision = dictionary.revision
     if enqueue:
-        transaction.on_commit(lambda: _enqueue(dictionary.pk, revision))
+        transaction.on_commit(lambda: _enqueue(dictionary.pk, revision, background))
     return revision
 
 
-def _enqueue(dictionary_id: int, revision: int) -> None:
+def run_in_background(work: Callable[[], None]) -> None:
+    """Run ``work`` in a daemon thread that closes its database connections when done
+    (tests replace this to run it at once)."""
+
+    def target() -> None:
+        try:
+            work()
+        finally:
+            connections.close_all()
+
+    threading.Thread(target=target, name="dictionary-compile", daemon=True).start()
+
+
+def _compile_guarded(dictionary_id: int, revision: int) -> None:
+    """The compile of a background thread: an unexpected error is recorded, not lost."""
+    try:
+        compile_dictionary(dictionary_id, revision)
+    except Exception as error:
+        logger.exception("compiling dictionary %s crashed", dictionary_id)
+        Dictionary.objects.filter(pk=dictionary_id, revision=revision).update(
+            status=Dictionary.Status.FAILED, status_message=f"compiling crashed: {error}"
+        )
+
+
+def _enqueue(dictionary_id: int, revision: int, background: bool = False) -> None:
     from dictionaries import tasks
 
+    if background and settings.CELERY_TASK_ALWAYS_EAGER:
+        run_in_background(lambda: _compile_guarded(dictionary_id, revision))
+        return
     try:
         tasks.compile_dictionary.delay(dictionary_id, revision)
     except Exception as error:  # the broker is down: say so instead of "compiling" forever
@@ -383,8 +473,8 @@ def _switch_to(dictionary: Dictionary, version: DictionaryVersion, revision: int
     dictionary.status = Dictionary.Status.READY
 
 
-def read_source(dictionary: Dictionary) -> bytes:
-    """The bytes of the dictionary's word list: its upload, else its named list."""
+def source_path(dictionary: Dictionary) -> Path:
+    """The file of the dictionary's word list: its upload, else its named list."""
     if dictionary.upload:
         path = dictionary_dir() / dictionary.upload
         try:
@@ -392,13 +482,13 @@ def read_source(dictionary: Dictionary) -> bytes:
                 raise UnusableWordList(
                     f"the word list is larger than {compiler.MAX_WORDLIST_BYTES // 2**20} MiB"
                 )
-            return path.read_bytes()
         except OSError as error:
             raise UnusableWordList(
                 f"cannot read the uploaded word list: {error.strerror}"
             ) from None
+        return path
     if dictionary.named_list:
-        return check_named_list(dictionary.named_list).source.read_bytes()
+        return check_named_list(dictionary.named_list).source
     raise UnusableWordList("no word list: upload one")
 
 
@@ -406,12 +496,12 @@ def _build_version(dictionary: Dictionary, compile_allowed: bool) -> DictionaryV
     """The version for the dictionary's present content: an existing file is reused, a
     current ``python -m solver build`` file adopted, else (if allowed) it is compiled.
     Returns None when a compile would be needed but is not allowed."""
-    data = read_source(dictionary)
-    if not data:
+    source = source_path(dictionary)
+    if not source.stat().st_size:
         raise UnusableWordList("the word list is empty")
     rules = dictionary.rules()
     edits = list(dictionary.edits.order_by("word").values_list("word", "action"))
-    digest = compiler.digest(data, rules)
+    digest = compiler.digest_file(source, rules)
     if edits:
         digest = hashlib.sha256((digest + json.dumps(edits)).encode()).hexdigest()
     filename = f"{dictionary.name}-{digest[:16]}{named_lists.LEXICON_SUFFIX}"
@@ -422,7 +512,7 @@ def _build_version(dictionary: Dictionary, compile_allowed: bool) -> DictionaryV
     if header is None:
         if not compile_allowed:
             return None
-        header = _compile(dictionary, data, rules, edits, digest, target)
+        header = _compile(dictionary, source, rules, edits, digest, target)
     report = dict(header.get("report") or {})
     if header.get("edits"):
         report["edits"] = header["edits"]
@@ -472,18 +562,18 @@ def _adopt_prebuilt(name: str, digest: str, target: Path) -> dict | None:
 
 def _compile(
     dictionary: Dictionary,
-    data: bytes,
+    source: Path,
     rules: LexiconRules,
     edits: list[tuple[str, str]],
     digest: str,
     target: Path,
 ) -> dict:
-    """Compile the word list plus edits to ``target``; returns the file's header."""
+    """Compile the word list plus edits to ``target``; returns the file's header. The list
+    is streamed: memory holds the kept words, not the file."""
     try:
-        lines = compiler.read_wordlist_bytes(data)
+        words, report = compiler.select_words(compiler.iter_wordlist(source), rules)
     except LexiconError as error:
         raise UnusableWordList(str(error)) from None
-    words, report = compiler.select_words(lines, rules)
     words, edit_report = apply_edits(words, edits, rules)
     if not words:
         raise UnusableWordList(nothing_kept_message(report))

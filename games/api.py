@@ -18,8 +18,14 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 
 from boggle_site.hosts import absolute_url
-from games import checks, rooms, state
-from games.exceptions import GameError, InvalidInput, RoundNotFound, WrongRoundState
+from games import checks, rooms, state, throttle
+from games.exceptions import (
+    GameError,
+    InvalidInput,
+    RoomNotFound,
+    RoundNotFound,
+    WrongRoundState,
+)
 from games.lexicons import available_dictionaries
 from games.models import IdempotentResponse, Player, Room, Round
 from games.sessions import player_id_from_session, remember_player
@@ -34,11 +40,48 @@ STATUS_FOR_CODE = {
     "nickname_taken": 409,
     "wrong_round_state": 409,
     "rate_limited": 429,
+    "unsupported_media_type": 415,
 }
 
 
+class UnsupportedMediaType(GameError):
+    """A body that is not ``application/json``: what a form on another site can send
+    without a CORS preflight, so it is never read as JSON."""
+
+    code = "unsupported_media_type"
+
+
 def error_response(error: GameError) -> JsonResponse:
-    return JsonResponse({"error": error.to_dict()}, status=STATUS_FOR_CODE.get(error.code, 400))
+    response = JsonResponse({"error": error.to_dict()}, status=STATUS_FOR_CODE.get(error.code, 400))
+    if isinstance(error, throttle.Throttled):
+        response["Retry-After"] = str(error.retry_after)
+    return response
+
+
+def find_room(request: HttpRequest, code: str) -> Room:
+    """The room with this code, for an address that has not missed too many: once its
+    misses are used up every look-up is refused, hits too, so guessing learns nothing."""
+    address = throttle.client_address(request)
+    throttle.check(throttle.ROOM_MISS, address)
+    try:
+        return checks.check_room(code)
+    except RoomNotFound:
+        throttle.take(throttle.ROOM_MISS, address, refuse=False)
+        raise
+
+
+def rate_limited(limit: throttle.Limit) -> Callable[[Callable[..., JsonResponse]], Callable]:
+    """Count the request against ``limit`` for its address (games.throttle) before any work."""
+
+    def decorator(view: Callable[..., JsonResponse]) -> Callable[..., JsonResponse]:
+        @wraps(view)
+        def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> JsonResponse:
+            throttle.take(limit, throttle.client_address(request))
+            return view(request, *args, **kwargs)
+
+        return wrapper
+
+    return decorator
 
 
 def json_api(view: Callable[..., JsonResponse]) -> Callable[..., JsonResponse]:
@@ -98,10 +141,16 @@ def read_json(request: HttpRequest) -> dict[str, Any]:
         raise InvalidInput(f"request body over {MAX_BODY_BYTES} bytes")
     if not request.body:
         return {}
+    if request.content_type != "application/json":
+        raise UnsupportedMediaType(
+            f"send the body as Content-Type: application/json, not {request.content_type!r}"
+        )
     try:
         data = json.loads(request.body)
     except ValueError:
         raise InvalidInput("the body is not valid JSON") from None
+    except RecursionError:  # the decoder recurses once per level
+        raise InvalidInput("the body's JSON is too deeply nested") from None
     if not isinstance(data, dict):
         raise InvalidInput("the body is a JSON object")
     return data
@@ -113,9 +162,11 @@ def bearer_token(request: HttpRequest) -> str | None:
     return token.strip() if scheme.lower() == "bearer" and token.strip() else None
 
 
-def viewer(request: HttpRequest, room: Room) -> Player | None:
-    """The player making the request, if the token or session names one of this room."""
-    token = bearer_token(request)
+def viewer(request: HttpRequest, room: Room, tokens: bool = True) -> Player | None:
+    """The player making the request, if the token or session names one of this room.
+    An unknown token raises NotAPlayer (an API client must hear it is not in the room);
+    ``tokens=False`` ignores the Authorization header and goes by the session alone."""
+    token = bearer_token(request) if tokens else None
     player_id = None if token else player_id_from_session(request.session, room)
     if not token and not player_id:
         return None
@@ -148,6 +199,7 @@ def player_response(request: HttpRequest, room: Room, player: Player, status: in
 
 @json_api
 @require_http_methods(["POST"])
+@rate_limited(throttle.CREATE)
 @idempotent
 def create_room(request: HttpRequest) -> JsonResponse:
     data = read_json(request)
@@ -159,16 +211,17 @@ def create_room(request: HttpRequest) -> JsonResponse:
 @json_api
 @require_http_methods(["GET"])
 def room_detail(request: HttpRequest, code: str) -> JsonResponse:
-    room = checks.check_room(code)
+    room = find_room(request, code)
     return JsonResponse({"room": state.room_state(room, viewer(request, room))})
 
 
 @json_api
 @require_http_methods(["POST"])
+@rate_limited(throttle.JOIN)
 @idempotent
 def join_room(request: HttpRequest, code: str) -> JsonResponse:
     data = read_json(request)
-    room = checks.check_room(code)
+    room = find_room(request, code)
     existing = viewer(request, room)
     if existing is not None:  # this browser (or token) already plays here: a rejoin
         return player_response(request, room, existing, status=200)
@@ -181,7 +234,7 @@ def join_room(request: HttpRequest, code: str) -> JsonResponse:
 @json_api
 @require_http_methods(["GET"])
 def round_results(request: HttpRequest, code: str, number: int) -> JsonResponse:
-    room = checks.check_room(code)
+    room = find_room(request, code)
     round_ = Round.objects.filter(room=room, number=number).first()
     if round_ is None:
         raise RoundNotFound(f"room {room.code} has no round {number}")

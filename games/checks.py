@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models.functions import Lower
-
 from games.exceptions import (
     InvalidInput,
     NicknameTaken,
@@ -26,6 +24,7 @@ from games.models import (
     Room,
     Round,
 )
+from games.nicknames import display_nickname, nickname_key
 from solver.board import parse_board
 from solver.dice import DICE_SETS
 
@@ -58,25 +57,32 @@ def check_host(player: Player) -> None:
 
 
 def check_nickname(room: Room, nickname: Any, exclude: Player | None = None) -> str:
-    """A cleaned nickname that no other active player of the room uses."""
+    """A cleaned nickname (games.nicknames: NFC, whitespace collapsed) whose key no other
+    active player of the room has: no "bob", or "Bob" with a Cyrillic o, beside "Bob"."""
     if not isinstance(nickname, str):
         raise InvalidInput("a nickname is text")
-    cleaned = " ".join(nickname.split())
+    cleaned = display_nickname(nickname)
     if not cleaned:
         raise InvalidInput("pick a nickname")
     if len(cleaned) > NICKNAME_MAX_LENGTH:
         raise InvalidInput(f"a nickname has at most {NICKNAME_MAX_LENGTH} characters")
     if any(not ch.isprintable() for ch in cleaned):
         raise InvalidInput("a nickname cannot contain control characters")
+    key = nickname_key(cleaned)
+    if not key:  # only accents or marks: nothing to tell players apart by
+        raise InvalidInput("a nickname needs a letter, digit or sign")
     if room.pk is None:  # a room being created has nobody in it yet
         return cleaned
-    taken = Player.objects.annotate(lower=Lower("nickname")).filter(
-        room=room, left_at__isnull=True, lower=cleaned.lower()
-    )
+    taken = Player.objects.filter(room=room, left_at__isnull=True, nickname_key=key)
     if exclude is not None:
         taken = taken.exclude(pk=exclude.pk)
-    if taken.exists():
-        raise NicknameTaken(f"{cleaned!r} is taken in this room; pick another nickname")
+    holder = taken.values_list("nickname", flat=True).first()
+    if holder is not None:
+        if holder == cleaned:
+            raise NicknameTaken(f"{cleaned!r} is taken in this room; pick another nickname")
+        raise NicknameTaken(
+            f"{cleaned!r} is taken in this room: it looks like {holder!r}; pick another nickname"
+        )
     return cleaned
 
 

@@ -2,12 +2,14 @@
 
 Parses and authorises messages, then calls the game modules (``games.rooms``, ``.rounds``,
 ``.words`` and so on); the protocol is documented in docs/api.md. Every error goes back as
-an ``error`` message and the socket stays open.
+an ``error`` message and the socket stays open, except for a client that keeps flooding or
+opens too many sockets (``games.socket_limits``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import time
@@ -27,6 +29,7 @@ from games import (
     presenters,
     rooms,
     rounds,
+    socket_limits,
     state,
     words,
 )
@@ -128,6 +131,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.in_flight: set[asyncio.Task[None]] = set()  # submits being judged and written
+        self.flood = socket_limits.FloodGuard()
 
     @property
     def me(self) -> Player:
@@ -164,15 +168,35 @@ class RoomConsumer(AsyncWebsocketConsumer):
             close = CLOSE_NO_ROOM if error.code == "room_not_found" else CLOSE_NOT_A_PLAYER
             await self.close(code=close)
             return
-        await self.channel_layer.group_add(events.room_group(self.room.code), self.channel_name)
-        await self.channel_layer.group_add(events.player_group(self.player.id), self.channel_name)
+        # Counted and held with no await between: sockets opened together are all counted.
+        if socket_limits.sockets_of(self.player.id) >= socket_limits.MAX_SOCKETS_PER_PLAYER:
+            await self._refuse_extra_socket()
+            return
         presence.hold(self.channel_name, self.player.id)
         try:
+            await self.channel_layer.group_add(events.room_group(self.room.code), self.channel_name)
+            await self.channel_layer.group_add(
+                events.player_group(self.player.id), self.channel_name
+            )
             await in_thread(presence.do_connect)(self.player, self.channel_name)
         except BaseException:  # the beat deletes a row written after all, and says so
             presence.forget(self.channel_name)
             raise
         await self._send_state()
+
+    async def _refuse_extra_socket(self) -> None:
+        limit = socket_limits.MAX_SOCKETS_PER_PLAYER
+        error = {
+            "type": "error",
+            "code": "too_many_connections",
+            "message": f"too many connections: close another tab (at most {limit})",
+        }
+        self.room = self.player = None  # never joined the groups: nothing to discard
+        # Sockets opened by the hundred are often dropped by their client before this
+        # answer (Daphne raises on a send to a closed socket): nothing to tell them then.
+        with contextlib.suppress(Exception):
+            await self._send(error)
+            await self.close(code=socket_limits.CLOSE_TOO_MANY_SOCKETS)
 
     async def disconnect(self, close_code: int) -> None:
         # Words still being written finish (a resend with their client_id gets the verdict);
@@ -191,23 +215,36 @@ class RoomConsumer(AsyncWebsocketConsumer):
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         # When the entry reached the server: what decides whether a word came in time.
         received_at = time.time()
-        if self.player is None or self.kicked:
+        if self.player is None or self.kicked or self.closed:
             return
         request_id = None
-        kind: str | None = None
+        kind: str | None = None  # echoed in replies: cut to socket_limits.MAX_ECHO_CHARS
+        refusal: GameError | None = None
+        message: dict[str, Any] = {}
         try:
             message = self._parse(text_data)
             request_id = message.get("request_id")
-            kind = message.get("type")
-            if not take_token(self.player.id):
-                raise RateLimited("slow down: too many messages; wait a moment and try again")
-            handler = self.HANDLERS.get(kind or "")
-            if handler is None:
-                known = ", ".join(sorted(self.HANDLERS))
-                raise InvalidInput(f"unknown message type {kind!r}; known: {known}")
+            kind = socket_limits.echo_type(message["type"])
         except GameError as error:
-            await self._reply({"type": "error", **error.to_dict(), "request": kind}, request_id)
+            refusal = error
+        # Every frame, readable or not, spends the rate limit.
+        if not take_token(self.player.id):
+            if self.flood.overflowing():
+                # Replies to a client that keeps flooding (and may never read them) would
+                # pile up in the server's memory: close instead.
+                await self.close(
+                    code=socket_limits.CLOSE_FLOODING, reason=socket_limits.CLOSE_FLOODING_REASON
+                )
+                return
+            refusal = RateLimited("slow down: too many messages; wait a moment and try again")
+        handler = self.HANDLERS.get(message.get("type", ""))
+        if refusal is None and handler is None:
+            known = ", ".join(sorted(self.HANDLERS))
+            refusal = InvalidInput(f"unknown message type {kind!r}; known: {known}")
+        if refusal is not None:
+            await self._reply({"type": "error", **refusal.to_dict(), "request": kind}, request_id)
             return
+        assert handler is not None  # refused above otherwise
         message["received_at"] = received_at
         answer = self._answer(handler, message, kind, request_id)
         if kind in SIDE_BY_SIDE and len(self.in_flight) < MAX_IN_FLIGHT:
@@ -375,6 +412,8 @@ class RoomConsumer(AsyncWebsocketConsumer):
             message = json.loads(text_data)
         except ValueError:
             raise InvalidInput("malformed JSON") from None
+        except RecursionError:  # nested deeper than the parser recurses: not a message
+            raise InvalidInput(socket_limits.TOO_DEEP) from None
         if not isinstance(message, dict) or not isinstance(message.get("type"), str):
             raise InvalidInput('a message is a JSON object with a "type"')
         return message

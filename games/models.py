@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import secrets
 from datetime import timedelta
+from typing import Any
 
 from django.db import models
 from django.db.models import Exists, OuterRef
-from django.db.models.functions import Lower
 from django.utils import timezone
 
+from games.nicknames import nickname_key
 from solver.dice import DEFAULT_DICE_SET
 from solver.scoring import default_min_length
 
@@ -129,6 +130,10 @@ class Player(models.Model):
 
     room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="players")
     nickname = models.CharField(max_length=NICKNAME_MAX_LENGTH)
+    nickname_key = models.TextField(
+        editable=False,
+        help_text="The nickname as compared (games.nicknames): set on save, unique per room.",
+    )
     token = models.CharField(
         max_length=64, unique=True, default=new_player_token, help_text="Secret for API clients."
     )
@@ -146,16 +151,25 @@ class Player(models.Model):
     class Meta:
         ordering = ["joined_at", "id"]
         constraints = [
+            # On the key, not Lower(nickname): SQLite's lower() leaves non-ASCII letters
+            # alone, and neither catches look-alikes.
             models.UniqueConstraint(
-                Lower("nickname"),
-                "room",
+                fields=["room", "nickname_key"],
                 condition=models.Q(left_at__isnull=True),
-                name="unique_active_nickname_per_room",
+                name="unique_active_nickname_key_per_room",
             )
         ]
 
     def __str__(self) -> str:
         return f"{self.nickname} in {self.room_id}"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        # The one place the key is derived, so every write path (joins, admin) keeps it.
+        self.nickname_key = nickname_key(self.nickname)
+        update_fields = kwargs.get("update_fields")
+        if update_fields is not None and "nickname" in update_fields:
+            kwargs["update_fields"] = {*update_fields, "nickname_key"}
+        super().save(*args, **kwargs)
 
     @property
     def active(self) -> bool:

@@ -9,10 +9,11 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.cache import never_cache
 
-from games import checks, state
-from games.api import join_url, viewer
-from games.exceptions import RoomNotFound
+from games import state
+from games.api import find_room, join_url, viewer
+from games.exceptions import NotAPlayer, RoomNotFound
 from games.models import NICKNAME_MAX_LENGTH
+from games.throttle import Throttled
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -25,10 +26,18 @@ def room_page(request: HttpRequest, code: str) -> HttpResponse:
     """A room's page, which is also its join link: browsers that are not yet players of the
     room see a nickname form, players see the lobby, the round or the results."""
     try:
-        room = checks.check_room(code)
+        room = find_room(request, code)
     except RoomNotFound:
         return render(request, "games/room_missing.html", {"code": code}, status=404)
-    room_state = state.room_state(room, viewer(request, room))
+    except Throttled as error:
+        response = HttpResponse(f"{error.message}.\n", status=429, content_type="text/plain")
+        response["Retry-After"] = str(error.retry_after)
+        return response
+    try:
+        player = viewer(request, room)
+    except NotAPlayer:  # a bearer token that is no player's: the page goes by the session
+        player = viewer(request, room, tokens=False)
+    room_state = state.room_state(room, player)
     return render(
         request,
         "games/room.html",

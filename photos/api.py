@@ -10,36 +10,53 @@ from __future__ import annotations
 import logging
 import threading
 import warnings
+from datetime import timedelta
 
 from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
 from django.db import close_old_connections, transaction
 from django.http import HttpRequest, JsonResponse
+from django.utils import timezone
 from django.views.decorators.http import require_http_methods
 from PIL import Image, UnidentifiedImageError
 
-from games import checks
+from games import checks, throttle
 from games.api import json_api, viewer
 from games.exceptions import GameError, InvalidInput, NotAPlayer, RateLimited
 from games.models import Player, Room
 from photos.models import BoardPhoto
-from vision.loading import MAX_PIXELS, MIN_SIDE
+from vision.errors import NotAnImageError
+from vision.loading import MAX_PIXELS, MIN_SIDE, UnsupportedImageError, check_format
 
 logger = logging.getLogger(__name__)
 
 # Largest photo accepted, in bytes (a phone's full-resolution JPEG is 2 to 8 MB).
 MAX_UPLOAD_BYTES = 15_000_000
-# Photos of one room waiting to be read at once; more get 429 until those are done.
+# Photos waiting to be read (uploaded or reading); more get 429 until some are done. Each
+# photo may take hundreds of MB to decode and read, so the bounds are per room, per client
+# address (one phone cannot fill the queue from several rooms) and for the whole site (a
+# normal photo never waits behind a long queue). 429 rather than a longer queue: the phone
+# is told at once and retries, instead of waiting silently.
 MAX_PENDING_PER_ROOM = 3
-EXTENSIONS = {"JPEG": "jpg", "PNG": "png", "WEBP": "webp", "GIF": "gif", "BMP": "bmp"}
+MAX_PENDING_PER_ADDRESS = 2
+MAX_PENDING_TOTAL = 4
+# A photo waiting longer than this was lost (a worker died): it stops counting.
+PENDING_FOR_AT_MOST = timedelta(minutes=5)
+# Photos kept per room, newest first; older ones (and their files) are deleted on upload.
+KEEP_PER_ROOM = 3
+EXTENSIONS = {"JPEG": "jpg", "PNG": "png", "WEBP": "webp"}
 
 
 class PhotoTooLarge(GameError):
     code = "too_large"
 
 
+class UnsupportedImage(GameError):
+    code = "unsupported_image"
+
+
 def _error(error: GameError) -> JsonResponse:
-    status = {"too_large": 413, "rate_limited": 429}.get(error.code)
+    status = {"too_large": 413, "rate_limited": 429, "unsupported_image": 415}.get(error.code)
     if status is None:
         raise error  # json_api answers the games codes with their usual statuses
     return JsonResponse({"error": error.to_dict()}, status=status)
@@ -71,12 +88,21 @@ def check_photo(upload: UploadedFile | None) -> str:
         raise PhotoTooLarge(
             f"the file is {upload.size / 1e6:.1f} MB; the limit is {MAX_UPLOAD_BYTES / 1e6:.0f} MB"
         )
+    # The format comes from the first bytes, never the name or Content-Type, and only its
+    # own Pillow plugin may open it (EPS would run Ghostscript).
+    try:
+        image_format = check_format(upload.read(16))
+    except UnsupportedImageError as error:
+        raise UnsupportedImage(str(error)) from None
+    except NotAnImageError as error:
+        raise InvalidInput(str(error)) from None
+    finally:
+        upload.seek(0)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
-            with Image.open(upload) as image:
+            with Image.open(upload, formats=[image_format]) as image:
                 width, height = image.size
-                image_format = image.format or ""
     except UnidentifiedImageError:
         raise InvalidInput("the file is not an image (JPEG, PNG, WebP, ...)") from None
     except Image.DecompressionBombError:
@@ -95,7 +121,37 @@ def check_photo(upload: UploadedFile | None) -> str:
             f"the image is {width}x{height} pixels; a board photo needs at least "
             f"{MIN_SIDE} pixels a side"
         )
-    return EXTENSIONS.get(image_format, image_format.lower() or "img")
+    return EXTENSIONS[image_format]
+
+
+def client_address(request: HttpRequest) -> str | None:
+    """The uploader's address, by the site's one rule (``games.throttle``: Daphne's client,
+    or the address the trusted proxy saw)."""
+    return throttle.client_address(request) or None
+
+
+def check_pending(room: Room, address: str | None) -> None:
+    """Refuse (429) a photo beyond the room's, the address's or the site's waiting bound."""
+    pending = BoardPhoto.objects.filter(
+        status__in=(BoardPhoto.Status.UPLOADED, BoardPhoto.Status.READING),
+        created_at__gte=timezone.now() - PENDING_FOR_AT_MOST,
+    )
+    if pending.filter(room=room).count() >= MAX_PENDING_PER_ROOM:
+        raise RateLimited("photos are still being read; wait for them and try again")
+    if address and pending.filter(client_address=address).count() >= MAX_PENDING_PER_ADDRESS:
+        raise RateLimited("your photos are still being read; wait for them and try again")
+    if pending.count() >= MAX_PENDING_TOTAL:
+        raise RateLimited("the photo reader is busy; try again in a few seconds")
+
+
+def drop_old_photos(room: Room) -> None:
+    """Keep the room's KEEP_PER_ROOM newest photos, and any still waiting to be read (at
+    most MAX_PENDING_PER_ROOM) so that the room still hears how they read."""
+    keep = room.photos.order_by("-created_at", "-pk").values_list("pk", flat=True)
+    old = room.photos.exclude(pk__in=list(keep[:KEEP_PER_ROOM])).exclude(
+        status__in=(BoardPhoto.Status.UPLOADED, BoardPhoto.Status.READING)
+    )
+    old.delete()  # one by one, so post_delete removes each file
 
 
 @json_api
@@ -108,15 +164,15 @@ def upload_photo(request: HttpRequest, code: str) -> JsonResponse:
             raise PhotoTooLarge(f"the photo is over {MAX_UPLOAD_BYTES / 1e6:.0f} MB")
         upload = request.FILES.get("photo")
         extension = check_photo(upload)
-        pending = (BoardPhoto.Status.UPLOADED, BoardPhoto.Status.READING)
-        if room.photos.filter(status__in=pending).count() >= MAX_PENDING_PER_ROOM:
-            raise RateLimited("photos are still being read; wait for them and try again")
-    except (PhotoTooLarge, RateLimited) as error:
+        address = client_address(request)
+        check_pending(room, address)
+    except (PhotoTooLarge, RateLimited, UnsupportedImage) as error:
         return _error(error)
     with transaction.atomic():
-        photo = BoardPhoto(room=room, uploaded_by=player)
+        photo = BoardPhoto(room=room, uploaded_by=player, client_address=address)
         photo.image.save(f"board.{extension}", upload, save=False)
         photo.save()
+        drop_old_photos(room)
         transaction.on_commit(lambda: enqueue_read(photo.pk))
     return JsonResponse({"photo": photo_dict(photo)}, status=202)
 

@@ -28,6 +28,8 @@ class BoardPhoto(models.Model):
     uploaded_by = models.ForeignKey(
         Player, on_delete=models.SET_NULL, null=True, blank=True, related_name="photos"
     )
+    # The uploader's address, to bound the photos one phone has waiting (photos.api).
+    client_address = models.GenericIPAddressField(null=True, blank=True)
     image = models.FileField(upload_to=photo_path)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.UPLOADED)
     # BoardReading.as_dict() plus "board" (notation), "filled" and "note"; {} until read.

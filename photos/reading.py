@@ -10,6 +10,7 @@ import logging
 import threading
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 
 from games import events
@@ -23,6 +24,10 @@ DOUBTFUL_BELOW = 0.8
 
 _reader = None
 _reader_lock = threading.Lock()
+
+# Photos decoded and read at once in this process (each may take hundreds of MB); more
+# wait their turn. Web processes read in threads when there is no broker (embedded setup).
+_read_slots = threading.BoundedSemaphore(getattr(settings, "PHOTOS_READS_AT_ONCE", 2))
 
 
 def get_reader():
@@ -73,7 +78,8 @@ def do_read_photo(photo_id: int) -> bool:
 
 def read_bytes(data: bytes, room_side: int) -> dict[str, Any]:
     """The JSON-ready reading of a photo's bytes, with its board notation and a size note."""
-    reading = get_reader().read(data)
+    with _read_slots:
+        reading = get_reader().read(data)
     result = reading.as_dict()
     result["board"] = reading.text()
     result["filled"] = reading.filled

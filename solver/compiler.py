@@ -3,18 +3,28 @@
 Reading: plain text or gzip, UTF-8 or Latin-1, one word per line; blank lines and lines
 starting with "#" are ignored. Every other line is kept or dropped by ``wordrules``; the
 ``CompileReport`` counts both, with examples of each reason.
+
+A file is read as a stream (``iter_wordlist``): memory grows with the words kept, not with
+the file. A file that is not a word list is refused (LexiconError) rather than compiled
+into a few stray "words": NUL bytes, control characters, a line longer than
+``MAX_LINE_CHARS`` (comments: ``MAX_COMMENT_CHARS``), or fewer than ``MIN_WORDLIKE_SHARE``
+of its word lines looking like words written in the rules' alphabet.
 """
 
 from __future__ import annotations
 
+import codecs
 import gzip
 import hashlib
 import io
+import itertools
+import re
 import zlib
 from array import array
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 import marisa_trie
 
@@ -27,6 +37,20 @@ EXAMPLES_PER_REASON = 5
 # Refuse word lists larger than this (bytes, after decompression): no real list comes close.
 MAX_WORDLIST_BYTES = 64 * 1024 * 1024
 GZIP_MAGIC = b"\x1f\x8b"
+# A word line longer than this (characters, stripped) is not a word: the file is refused.
+MAX_LINE_CHARS = 64
+# Comment lines (licence text) may be longer, up to this.
+MAX_COMMENT_CHARS = 4096
+# At least this share of the word lines (not blank, not comments) must look like words.
+MIN_WORDLIKE_SHARE = 0.5
+# How many lines a quick check of an upload looks at (``check_sample``).
+SAMPLE_LINES = 20_000
+# Read and hash files in chunks of this many bytes.
+CHUNK_BYTES = 1 << 20
+# Control characters (tab allowed): no word list has them, binary data always does.
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")
+# Letters, optionally joined by an apostrophe, hyphen, dot or space ("dog's", "well-known").
+_WORDLIKE = re.compile(r"[^\W\d_]+(?:['\u2019.\- ][^\W\d_]*)*")
 
 
 @dataclass
@@ -36,6 +60,8 @@ class CompileReport:
     lines: int = 0
     ignored_lines: int = 0
     kept: int = 0
+    # Word lines (not blank, not comments) that look like words of the alphabet.
+    wordlike: int = 0
     dropped: dict[str, int] = field(default_factory=dict)
     examples: dict[str, list[str]] = field(default_factory=dict)
 
@@ -54,6 +80,7 @@ class CompileReport:
             "lines": self.lines,
             "ignored_lines": self.ignored_lines,
             "kept": self.kept,
+            "wordlike": self.wordlike,
             "dropped": dict(self.dropped),
             "examples": {key: list(value) for key, value in self.examples.items()},
         }
@@ -72,45 +99,139 @@ def read_wordlist_bytes(data: bytes) -> list[str]:
 
     Raises LexiconError for binary data, corrupt gzip or oversize input.
     """
-    if data[:2] == GZIP_MAGIC:
-        try:
-            with gzip.GzipFile(fileobj=io.BytesIO(data)) as stream:
-                data = stream.read(MAX_WORDLIST_BYTES + 1)
-        except (OSError, EOFError, zlib.error) as error:
-            raise LexiconError(f"the gzip file is corrupt: {error}") from None
-    if len(data) > MAX_WORDLIST_BYTES:
-        raise LexiconError(f"the word list is larger than {MAX_WORDLIST_BYTES // 2**20} MiB")
-    if b"\x00" in data:
-        raise LexiconError("this is a binary file, not a word list (one word per line)")
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        text = data.decode("latin-1")
-    return text.splitlines()
+    return list(iter_wordlist_stream(io.BytesIO(data)))
 
 
 def read_wordlist(path: str | Path) -> list[str]:
     """Read a word-list file (see ``read_wordlist_bytes``)."""
+    return list(iter_wordlist(path))
+
+
+def iter_wordlist(path: str | Path) -> Iterator[str]:
+    """The lines of a word-list file, read as a stream (see ``iter_wordlist_stream``)."""
     path = Path(path)
     try:
         size = path.stat().st_size
         if size > MAX_WORDLIST_BYTES:
             raise LexiconError(f"{path.name} is larger than {MAX_WORDLIST_BYTES // 2**20} MiB")
-        return read_wordlist_bytes(path.read_bytes())
+        with path.open("rb") as stream:
+            yield from iter_wordlist_stream(stream)
     except OSError as error:
         raise LexiconError(f"cannot read word list {path}: {error.strerror}") from None
 
 
+def iter_wordlist_stream(stream: BinaryIO) -> Iterator[str]:
+    """The lines of a word list in a seekable binary stream, one at a time.
+
+    Gzip is unpacked on the fly. A first pass checks size, NUL bytes and whether the text
+    is UTF-8 (else it is Latin-1); the second yields the decoded lines. Memory stays at a
+    chunk and a line. Raises LexiconError for binary data, corrupt gzip or oversize input.
+    """
+    start = stream.tell()
+    encoding = _scan(stream)
+    stream.seek(start)
+    with _unpacked(stream) as raw:
+        text = io.TextIOWrapper(raw, encoding=encoding, newline=None)
+        try:
+            while True:
+                # Bounded: a "line" of a binary file may be megabytes long.
+                line = text.readline(MAX_COMMENT_CHARS + 2)
+                if not line:
+                    return
+                if not line.endswith("\n"):
+                    if len(line) > MAX_COMMENT_CHARS:
+                        raise LexiconError(
+                            "a line is longer than "
+                            f"{MAX_COMMENT_CHARS} characters: this is not a word list "
+                            "(one word per line)"
+                        )
+                    yield line
+                else:
+                    yield line[:-1]
+        finally:
+            text.detach()
+
+
+def _unpacked(stream: BinaryIO):
+    """The stream itself, or a gzip reader over it (a context manager either way)."""
+    head = stream.read(2)
+    stream.seek(-len(head), io.SEEK_CUR)
+    if head == GZIP_MAGIC:
+        return gzip.GzipFile(fileobj=stream, mode="rb")
+    return _Unclosed(stream)
+
+
+class _Unclosed(io.BufferedReader):
+    """A reader over ``stream`` that leaves it open (its caller closes it)."""
+
+    def __init__(self, stream: BinaryIO) -> None:
+        super().__init__(stream)  # type: ignore[arg-type]
+        self._stream = stream
+
+    def close(self) -> None:
+        pass
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+
+def _scan(stream: BinaryIO) -> str:
+    """Read the (unpacked) stream once: size, NUL bytes, encoding ("utf-8-sig"/"latin-1")."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    utf8 = True
+    total = 0
+    try:
+        with _unpacked(stream) as raw:
+            while chunk := raw.read(CHUNK_BYTES):
+                total += len(chunk)
+                if total > MAX_WORDLIST_BYTES:
+                    raise LexiconError(
+                        f"the word list is larger than {MAX_WORDLIST_BYTES // 2**20} MiB"
+                    )
+                if b"\x00" in chunk:
+                    raise LexiconError("this is a binary file, not a word list (one word per line)")
+                if utf8:
+                    try:
+                        decoder.decode(chunk)
+                    except UnicodeDecodeError:
+                        utf8 = False
+            if utf8:
+                try:
+                    decoder.decode(b"", final=True)
+                except UnicodeDecodeError:
+                    utf8 = False
+    except (OSError, EOFError, zlib.error) as error:
+        raise LexiconError(f"the gzip file is corrupt: {error}") from None
+    return "utf-8-sig" if utf8 else "latin-1"
+
+
+def digest_file(path: str | Path, rules: LexiconRules) -> str:
+    """``digest`` of a file's bytes, read in chunks."""
+    hasher = hashlib.sha256()
+    with Path(path).open("rb") as stream:
+        while chunk := stream.read(CHUNK_BYTES):
+            hasher.update(chunk)
+    return _with_rules(hasher, rules)
+
+
 def select_words(lines: Iterable[str], rules: LexiconRules) -> tuple[list[str], CompileReport]:
-    """Apply the rules to every line; return the kept words (sorted, unique) and the report."""
+    """Apply the rules to every line; return the kept words (sorted, unique) and the report.
+
+    Raises LexiconError when the lines are not a word list (see ``check_line`` and
+    ``check_wordlike``); only the kept words are held in memory.
+    """
     report = CompileReport()
     kept: set[str] = set()
+    letters = frozenset(rules.alphabet)
     for line in lines:
         report.lines += 1
         entry = line.strip()
+        check_line(entry, report.lines)
         if not entry or entry.startswith("#"):
             report.ignored_lines += 1
             continue
+        if _WORDLIKE.fullmatch(entry) and not letters.isdisjoint(entry.lower()):
+            report.wordlike += 1
         word, reason = normalise_word(entry, rules)
         if reason is not None:
             report.drop(reason, entry)
@@ -120,7 +241,50 @@ def select_words(lines: Iterable[str], rules: LexiconRules) -> tuple[list[str], 
             assert word is not None  # normalise_word gives (word, None) or (None, reason)
             kept.add(word)
     report.kept = len(kept)
+    if kept:
+        check_wordlike(report)
     return sorted(kept), report
+
+
+def check_sample(
+    lines: Iterable[str], rules: LexiconRules, max_lines: int = SAMPLE_LINES
+) -> tuple[list[str], CompileReport, bool]:
+    """Check the first ``max_lines`` lines as ``select_words`` does (LexiconError if they
+    are not a word list). Returns their kept words, the report, and whether they were all
+    the lines (only then does "no word kept" mean the whole list is unusable)."""
+    iterator = iter(lines)
+    words, report = select_words(itertools.islice(iterator, max_lines), rules)
+    check_wordlike(report)
+    complete = next(iterator, None) is None
+    return words, report, complete
+
+
+def check_line(entry: str, number: int) -> None:
+    """LexiconError if a (stripped) line cannot be part of a word list."""
+    control = _CONTROL.search(entry)
+    if control:
+        raise LexiconError(
+            f"line {number} has a control character (U+{ord(control.group()):04X}): this is "
+            "not a text word list (one word per line, UTF-8 or Latin-1)"
+        )
+    limit = MAX_COMMENT_CHARS if entry.startswith("#") else MAX_LINE_CHARS
+    if len(entry) > limit:
+        raise LexiconError(
+            f"line {number} is {len(entry)} characters long (at most {limit}): this is not "
+            "a word list (one word per line)"
+        )
+
+
+def check_wordlike(report: CompileReport) -> None:
+    """LexiconError if too few word lines look like words written in the alphabet."""
+    word_lines = report.lines - report.ignored_lines
+    if word_lines and report.wordlike < MIN_WORDLIKE_SHARE * word_lines:
+        share = 100 * report.wordlike / word_lines
+        raise LexiconError(
+            f"only {report.wordlike} of {word_lines} lines ({share:.0f}%) look like words "
+            f"in the alphabet; at least {MIN_WORDLIKE_SHARE:.0%} must: is this a word list "
+            "(one word per line) for this language?"
+        )
 
 
 def compile_lexicon(
@@ -145,20 +309,21 @@ def compile_file(
     source: str | Path, target: str | Path, rules: LexiconRules, name: str = ""
 ) -> CompileReport:
     """Compile a word-list file to a lexicon file; return the report."""
+    lexicon, report = compile_lexicon(iter_wordlist(source), rules, name=name)
     try:
-        data = Path(source).read_bytes()
+        lexicon.meta["source_sha256"] = digest_file(source, rules)
     except OSError as error:
         raise LexiconError(f"cannot read word list {source}: {error.strerror}") from None
-    lexicon, report = compile_lexicon(
-        read_wordlist_bytes(data), rules, name=name, source_digest=digest(data, rules)
-    )
     write_lexicon(lexicon, target)
     return report
 
 
 def digest(data: bytes, rules: LexiconRules) -> str:
     """A fingerprint of a word list and its rules: a compiled file is stale when it differs."""
-    hasher = hashlib.sha256(data)
+    return _with_rules(hashlib.sha256(data), rules)
+
+
+def _with_rules(hasher, rules: LexiconRules) -> str:
     hasher.update(repr(sorted(rules.to_dict().items())).encode())
     return hasher.hexdigest()
 

@@ -5,6 +5,7 @@ Pure functions over a board and a lexicon; the Django app adds time, storage and
 
 from __future__ import annotations
 
+import unicodedata
 from collections import Counter
 from collections.abc import Container, Hashable, Iterable, Mapping
 from dataclasses import dataclass
@@ -58,10 +59,16 @@ class Judgement:
         return self.verdict is Verdict.ACCEPTED
 
 
+def compose(entry: str) -> str:
+    """The entry trimmed and in NFC: "e" + a combining accent (some keyboards, pastes) is
+    the one letter "é", so decomposed and composed input get the same verdict."""
+    return unicodedata.normalize("NFC", entry).strip()
+
+
 def normalise_entry(entry: str, lexicon: Lexicon) -> str:
-    """A player's entry in lexicon form: trimmed, lower-case, accents folded if the lexicon
-    folds them. Returns "" for entries that are not made of letters."""
-    text = entry.strip()
+    """A player's entry in lexicon form: NFC, trimmed, lower-case, accents folded if the
+    lexicon folds them. Returns "" for entries that are not made of letters."""
+    text = compose(entry)
     if not text or len(text) > MAX_ENTRY_LENGTH or not text.isalpha():
         return ""
     # Lower-cased first: a phone's auto-capitalised "Café" is not a proper noun.
@@ -87,7 +94,7 @@ def judge_entry(
     (or accepted by the room: ``extra_words``), and spelled by a path on the board."""
     word = normalise_entry(entry, lexicon)
     if not word:
-        return Judgement(entry.strip()[:MAX_ENTRY_LENGTH].lower(), Verdict.NOT_A_WORD)
+        return Judgement(compose(entry)[:MAX_ENTRY_LENGTH].lower(), Verdict.NOT_A_WORD)
     if len(word) < min_length:
         return Judgement(word, Verdict.TOO_SHORT)
     if word in already:

@@ -1,5 +1,7 @@
-"""Decode a photo safely: size limits first, EXIF orientation applied, RGB out.
+"""Decode a photo safely: format and size limits first, EXIF orientation applied, RGB out.
 
+Only JPEG, PNG and WebP reach Pillow, recognised from the file's first bytes: Pillow can
+open dozens of formats and hands some (EPS, PDF) to external programs such as Ghostscript.
 The pixel limit is checked from the header before any pixel is decoded, so a small file
 that claims a huge picture (a decompression bomb) costs nothing.
 """
@@ -30,6 +32,30 @@ MAX_FILE_BYTES = 40_000_000
 # Smallest side we accept: a 4x4 board needs at least ~10 pixels per die to be read.
 MIN_SIDE = 48
 
+# Pillow's own decompression-bomb guard, for any Pillow use in the process: a warning over
+# MAX_PIXELS, an error over twice that. load_photo refuses over MAX_PIXELS itself.
+Image.MAX_IMAGE_PIXELS = MAX_PIXELS
+
+# Formats we decode (what phone cameras and browsers send), as sniff_format names them.
+# HEIC/HEIF is recognised but refused: Pillow needs the pillow-heif plugin to decode it,
+# and the project does not install it.
+DECODED_FORMATS = ("JPEG", "PNG", "WEBP")
+_HEIF_BRANDS = {b"heic", b"heix", b"hevc", b"hevx", b"heim", b"heis", b"mif1", b"msf1", b"avif"}
+# Other image formats named in the refusal, by their first bytes.
+_OTHER_SIGNATURES = (
+    (b"GIF87a", "GIF"),
+    (b"GIF89a", "GIF"),
+    (b"BM", "BMP"),
+    (b"II*\x00", "TIFF"),
+    (b"MM\x00*", "TIFF"),
+    (b"%!PS", "EPS"),
+    (b"\xc5\xd0\xd3\xc6", "EPS"),  # DOS EPS binary header
+    (b"8BPS", "PSD"),
+    (b"\x00\x00\x01\x00", "ICO"),
+    (b"\x00\x00\x00\x0cjP  ", "JPEG 2000"),
+    (b"\xff\x4f\xff\x51", "JPEG 2000"),
+)
+
 ImageSource = str | os.PathLike[str] | bytes
 
 
@@ -47,6 +73,45 @@ def read_bytes(path: str | os.PathLike[str], max_bytes: int = MAX_FILE_BYTES) ->
         raise
     except OSError as error:
         raise ImageReadError(f"cannot read {os.fspath(path)}: {error.strerror or error}") from None
+
+
+class UnsupportedImageError(NotAnImageError):
+    """The bytes are an image, but in a format we do not decode (GIF, EPS, HEIC, ...)."""
+
+
+def sniff_format(data: bytes) -> str | None:
+    """The image format named by the file's first bytes ("JPEG", "PNG", "WEBP", "HEIF",
+    "GIF", "EPS", ...), or None when they match no format we know. Never the file name."""
+    if data.startswith(b"\xff\xd8\xff"):
+        return "JPEG"
+    if data.startswith(b"\x89PNG\r\n\x1a\n"):
+        return "PNG"
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "WEBP"
+    if data[4:8] == b"ftyp" and data[8:12] in _HEIF_BRANDS:
+        return "HEIF"
+    for signature, name in _OTHER_SIGNATURES:
+        if data.startswith(signature):
+            return name
+    return None
+
+
+def check_format(data: bytes) -> str:
+    """The format of ``data`` if we decode it; else a ``NotAnImageError`` (unknown bytes) or
+    an ``UnsupportedImageError`` (a known image format we refuse), with advice."""
+    image_format = sniff_format(data)
+    if image_format in DECODED_FORMATS:
+        return image_format
+    if image_format is None:
+        raise NotAnImageError("the file is not an image (JPEG, PNG, WebP, ...)")
+    if image_format == "HEIF":
+        raise UnsupportedImageError(
+            "HEIC/HEIF photos are not accepted yet; send a JPEG, PNG or WebP photo "
+            "(on an iPhone: Settings > Camera > Formats > Most Compatible)"
+        )
+    raise UnsupportedImageError(
+        f"{image_format} images are not accepted; send a JPEG, PNG or WebP photo"
+    )
 
 
 @dataclass(frozen=True)
@@ -88,18 +153,22 @@ def load_photo(
 ) -> Photo:
     """Like ``load_image``, but a JPEG larger than ``work_side`` on its longer side may be
     decoded at a reduced scale (1/2, 1/4 or 1/8, never below ``work_side``): four to ten
-    times faster for a 12-megapixel photo. ``Photo.scale`` says how to map back.
+    times faster for a 12-megapixel photo. A PNG or WebP at least twice ``work_side`` is
+    shrunk by a whole factor (never below ``work_side``) as soon as it is decoded, so the
+    full-size pixels are not kept. ``Photo.scale`` says how to map back.
     """
     data = source if isinstance(source, bytes) else read_bytes(source)
     if len(data) > MAX_FILE_BYTES:
         raise ImageTooLargeError(
             f"the file is {len(data) / 1e6:.1f} MB; the limit is {MAX_FILE_BYTES / 1e6:.0f} MB"
         )
+    image_format = check_format(data)
     try:
         with warnings.catch_warnings():
             # Our own limit applies below; Pillow's bomb warning would only be noise.
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
-            image = Image.open(io.BytesIO(data))
+            # Only the sniffed format's plugin may open it: no other decoder is tried.
+            image = Image.open(io.BytesIO(data), formats=[image_format])
     except UnidentifiedImageError:
         raise NotAnImageError("the file is not an image (JPEG, PNG, WebP, ...)") from None
     except Image.DecompressionBombError:
@@ -123,13 +192,17 @@ def load_photo(
                 image.load()
                 upright = ImageOps.exif_transpose(image)
                 rgb = upright.convert("RGB")
+                # EXIF orientations 5 to 8 turn the picture a quarter: width and height swap.
+                swapped = rgb.size != tuple(decoded_size)
+                if work_side and max(rgb.size) >= 2 * work_side:
+                    # Lossless formats cannot decode at a reduced scale like JPEG's draft:
+                    # shrink now so the reader never holds the full-size pixels.
+                    rgb = rgb.reduce(max(rgb.size) // work_side)
         except (OSError, SyntaxError, ValueError, Image.DecompressionBombError) as error:
             raise CorruptImageError(
                 f"the image is damaged and cannot be decoded: {error}"
             ) from None
     array = np.asarray(rgb, dtype=np.uint8)
-    # EXIF orientations 5 to 8 turn the picture a quarter: width and height swap.
-    swapped = (array.shape[1], array.shape[0]) != tuple(decoded_size)
     full_width, full_height = (height, width) if swapped else (width, height)
     if min(full_width, full_height) < min_side:
         raise ImageTooSmallError(

@@ -27,3 +27,19 @@ def dictionary_dir(tmp_path: Path, settings) -> Path:
 def tiny(dictionary_dir: Path) -> Dictionary:
     """The tiny list, compiled with the default rules."""
     return make_dictionary()
+
+
+@pytest.fixture(autouse=True)
+def compile_at_once(monkeypatch) -> list:
+    """Background compiles (the admin's, when tasks run eagerly) run at once in the test's
+    thread, on its database connection. Returns the list of the works run."""
+    from dictionaries import services
+
+    ran: list = []
+
+    def run(work) -> None:
+        ran.append(work)
+        work()
+
+    monkeypatch.setattr(services, "run_in_background", run)
+    return ran

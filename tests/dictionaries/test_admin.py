@@ -157,12 +157,104 @@ def test_a_broken_upload_is_a_form_error_and_changes_nothing(
 
 
 def test_an_oversize_upload_is_a_form_error(dictionary_dir: Path, staff, tiny, monkeypatch):
-    """Larger than the limit (lowered here): refused before reading."""
+    """Larger than the limit (20 MiB, lowered here): refused before reading; the form's
+    help text says the limit."""
+    from dictionaries import services
+
+    assert "At most 20 MiB uploaded" in staff.get(change_url(tiny)).content.decode()
+    monkeypatch.setattr(services, "MAX_UPLOAD_BYTES", 100)
+    version, stored = tiny.current_version, tiny.upload
+    response = staff.post(change_url(tiny), form_data(tiny, word_list=upload(b"word\n" * 50)))
+    assert "the file is larger than 0 MiB" in response.content.decode()
+    tiny.refresh_from_db()
+    assert (tiny.current_version, tiny.upload) == (version, stored)
+
+
+def random_bytes_without_nul(size: int, seed: int = 3) -> bytes:
+    import random
+
+    rng = random.Random(seed)
+    return bytes(rng.randrange(1, 256) for _ in range(size))
+
+
+@pytest.mark.parametrize(
+    ("content", "error"),
+    [
+        (random_bytes_without_nul(50_000), "not a text word list"),
+        (gzip.compress(random_bytes_without_nul(50_000)), "not a text word list"),
+        (b"cat\ndog\n" + b"x" * 200 + b"\n", "line 3 is 200 characters long"),
+        (b"cat\n12\n$$\n%%\n", "only 1 of 4 lines (25%) look like words"),
+    ],
+)
+def test_an_upload_that_is_not_a_word_list_is_a_form_error(
+    dictionary_dir: Path, staff, tiny, content, error, django_capture_on_commit_callbacks
+):
+    """Random binary without NUL bytes (once "ready" with one word), long lines, junk."""
+    version, stored = tiny.current_version, tiny.upload
+    with django_capture_on_commit_callbacks(execute=True):
+        response = staff.post(change_url(tiny), form_data(tiny, word_list=upload(content)))
+    assert response.status_code == 200
+    assert error in response.content.decode()
+    tiny.refresh_from_db()
+    assert (tiny.current_version, tiny.upload, tiny.status) == (version, stored, "ready")
+
+
+def test_the_request_does_not_wait_for_the_compile(
+    dictionary_dir: Path,
+    staff,
+    tiny,
+    compile_at_once,
+    monkeypatch,
+    django_capture_on_commit_callbacks,
+):
+    """With tasks run eagerly (no broker), saving an upload answers at once: the compile
+    runs in the background, and the old version is played until it is done."""
+    from dictionaries import services
+
+    queued: list = []
+    monkeypatch.setattr(services, "run_in_background", queued.append)
+    old = tiny.current_version
+    with django_capture_on_commit_callbacks(execute=True):
+        response = staff.post(
+            change_url(tiny), form_data(tiny, word_list=upload(b"zebra\nzebras\nquiet\n"))
+        )
+    assert response.status_code == 302
+    tiny.refresh_from_db()
+    assert tiny.status == Dictionary.Status.COMPILING and tiny.current_version == old
+    assert services.current_version("tiny") == old
+    assert "compiling…" in staff.get(change_url(tiny)).content.decode()
+    (work,) = queued
+    work()
+    tiny.refresh_from_db()
+    assert tiny.status == Dictionary.Status.READY
+    assert tiny.current_version.word_count == 3
+
+
+def test_a_problem_past_the_quick_check_fails_the_compile_and_keeps_the_version(
+    dictionary_dir: Path, staff, tiny, monkeypatch, django_capture_on_commit_callbacks
+):
+    """The form checks the first lines; the background compile checks them all and the
+    page says why it failed, with the previous version still in use."""
     from solver import compiler
 
-    monkeypatch.setattr(compiler, "MAX_WORDLIST_BYTES", 100)
-    response = staff.post(change_url(tiny), form_data(tiny, word_list=upload(b"word\n" * 50)))
-    assert "the file is larger than" in response.content.decode()
+    monkeypatch.setattr(compiler, "SAMPLE_LINES", 3)
+    old = tiny.current_version
+    content = b"cat\ndog\nwent\nzebra\n" + b"\x01\x02junk\n"
+    with django_capture_on_commit_callbacks(execute=True):
+        response = staff.post(change_url(tiny), form_data(tiny, word_list=upload(content)))
+    assert response.status_code == 302
+    tiny.refresh_from_db()
+    assert tiny.status == Dictionary.Status.FAILED and tiny.current_version == old
+    page = staff.get(change_url(tiny)).content.decode()
+    assert "failed: line 5 has a control character (U+0001)" in page
+    assert "the previous version stays in use" in page
+    assert services_current("tiny") == old
+
+
+def services_current(name: str):
+    from dictionaries import services
+
+    return services.current_version(name)
 
 
 def test_a_new_gzip_upload_replaces_the_list(

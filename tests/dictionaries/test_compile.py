@@ -136,6 +136,11 @@ BROKEN_UPLOADS = {
     "corrupt gzip": (b"\x1f\x8b\x08\x00garbage", "gzip file is corrupt"),
     "empty": (b"", "the word list is empty"),
     "no usable words": (b"# only a comment\n\nParis\nqat\n", "no usable words"),
+    "random binary without NUL": (
+        bytes((i * 7919 + 13) % 255 + 1 for i in range(30_000)),
+        "not a text word list",
+    ),
+    "long lines": (b"cat\n" + b"word" * 40 + b"\n", "line 2 is 160 characters long"),
 }
 
 
@@ -346,3 +351,17 @@ def test_a_truncated_compiled_file_is_compiled_again(tiny, dictionary_dir: Path)
     path.write_bytes(path.read_bytes()[:-8])
     compile_now(tiny)
     assert set(load_lexicon(path).trie.keys()) == TINY_WORDS
+
+
+def test_compiling_streams_the_list(tiny, dictionary_dir: Path, monkeypatch):
+    """The compile reads the list in chunks and lines, never whole into memory."""
+
+    def whole(self):
+        raise AssertionError(f"read whole: {self}")
+
+    monkeypatch.setattr(Path, "read_bytes", whole)
+    monkeypatch.setattr(Path, "read_text", whole)
+    services.set_upload(tiny, b"zebra\nzebras\n", "new.txt")
+    compile_now(tiny)
+    assert tiny.status == Dictionary.Status.READY, tiny.status_message
+    assert set(services.load_version(tiny.current_version).trie.keys()) == {"zebra", "zebras"}

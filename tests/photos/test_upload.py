@@ -4,12 +4,15 @@ room events, and the host confirming the read board with ``set_board``."""
 from __future__ import annotations
 
 import io
+import threading
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from asgiref.sync import sync_to_async
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
+from django.utils import timezone
 from PIL import Image
 
 from photos import api as photos_api
@@ -267,3 +270,135 @@ async def test_a_bug_while_reading_still_answers_the_room(fake_reader):
     await upload(ann.client, ann.code, png_bytes())
     event = await receive_until(ann.comm, "board.unreadable")
     assert "boom" not in event["message"]
+
+
+# ------------------------------------------------------------------ formats, by content
+
+EPS = b"%!PS-Adobe-3.0 EPSF-3.0\n%%BoundingBox: 0 0 100 100\nshowpage\n%%EOF\n"
+HEIC = b"\x00\x00\x00\x18ftypheic\x00\x00\x00\x00mif1heic" + b"\x00" * 64
+
+
+def encoded(fmt: str, size=(200, 200)) -> bytes:
+    buffer = io.BytesIO()
+    Image.new("RGB", size).save(buffer, format=fmt)
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("data", "name", "needle"),
+    [
+        (EPS, "board.jpg", "EPS images are not accepted"),
+        (HEIC, "IMG_0001.HEIC", "HEIC/HEIF photos are not accepted"),
+        (encoded("GIF"), "board.png", "GIF images are not accepted"),
+        (encoded("TIFF"), "board.jpg", "TIFF images are not accepted"),
+    ],
+    ids=["eps", "heic", "gif", "tiff"],
+)
+async def test_image_formats_other_than_jpeg_png_webp_are_415(data, name, needle):
+    ann = await create_room()
+    response = await upload(ann.client, ann.code, data, name=name)
+    assert response.status_code == 415, response.content
+    error = response.json()["error"]
+    assert error["code"] == "unsupported_image"
+    assert needle in error["message"] and "JPEG, PNG or WebP" in error["message"]
+    assert await sync_to_async(BoardPhoto.objects.count)() == 0
+
+
+async def test_the_format_is_taken_from_the_bytes_not_the_name(fake_reader):
+    ann = await create_room()
+    response = await upload(ann.client, ann.code, encoded("WEBP"), name="board.eps")
+    assert response.status_code == 202, response.content
+    photo = await sync_to_async(BoardPhoto.objects.get)()
+    assert photo.image.name.endswith(".webp")
+
+
+# ------------------------------------------------------------------ photos in flight
+
+
+@pytest.fixture
+def never_read(monkeypatch):
+    """Uploads stay waiting ("uploaded"), as when the readers are busy."""
+    monkeypatch.setattr(photos_api, "enqueue_read", lambda photo_id: None)
+
+
+async def test_one_address_has_at_most_two_photos_waiting_across_rooms(never_read):
+    ann, cid = await create_room("Ann"), await create_room("Cid")  # same address, two rooms
+    assert (await upload(ann.client, ann.code, png_bytes())).status_code == 202
+    assert (await upload(cid.client, cid.code, png_bytes())).status_code == 202
+    response = await upload(cid.client, cid.code, png_bytes())
+    assert response.status_code == 429
+    assert response.json()["error"]["code"] == "rate_limited"
+    assert "your photos" in response.json()["error"]["message"]
+    other = await upload(cid.client, cid.code, png_bytes(), REMOTE_ADDR="10.0.0.9")
+    assert other.status_code == 202  # another phone is not held up by this one
+
+
+async def test_at_most_four_photos_wait_in_all(never_read):
+    for number in range(4):
+        player = await create_room(f"P{number}")
+        response = await upload(
+            player.client, player.code, png_bytes(), REMOTE_ADDR=f"10.0.0.{number}"
+        )
+        assert response.status_code == 202
+    late = await create_room("Late")
+    response = await upload(late.client, late.code, png_bytes(), REMOTE_ADDR="10.0.1.1")
+    assert response.status_code == 429
+    assert response.json()["error"]["code"] == "rate_limited"
+    assert "busy" in response.json()["error"]["message"]
+
+
+async def test_a_photo_stuck_waiting_for_long_stops_counting(never_read):
+    ann = await create_room()
+    for _ in range(2):
+        assert (await upload(ann.client, ann.code, png_bytes())).status_code == 202
+    long_ago = timezone.now() - photos_api.PENDING_FOR_AT_MOST - timedelta(seconds=1)
+    await sync_to_async(BoardPhoto.objects.update)(created_at=long_ago)  # its worker died
+    assert (await upload(ann.client, ann.code, png_bytes())).status_code == 202
+
+
+async def test_a_room_keeps_its_latest_three_photos(fake_reader, settings):
+    ann = await create_room()
+    ids = []
+    for _ in range(5):
+        response = await upload(ann.client, ann.code, png_bytes())
+        assert response.status_code == 202
+        ids.append(response.json()["photo"]["id"])
+    kept = await sync_to_async(lambda: sorted(BoardPhoto.objects.values_list("pk", flat=True)))()
+    assert kept == ids[-3:]
+    files = sorted(p.name for p in (Path(settings.MEDIA_ROOT) / "photos" / ann.code).iterdir())
+    names = await sync_to_async(
+        lambda: sorted(Path(p.image.name).name for p in BoardPhoto.objects.all())
+    )()
+    assert files == names  # the older files went with their rows
+    gone = await sync_to_async(ann.client.get)(f"/api/rooms/{ann.code}/photos/{ids[0]}")
+    assert gone.status_code == 404
+
+
+def test_a_process_reads_at_most_two_photos_at_once(fake_reader, monkeypatch):
+    """Uploads beyond the limit wait their turn instead of decoding side by side."""
+    running, peak, lock, release = 0, 0, threading.Lock(), threading.Event()
+
+    def read(source):
+        nonlocal running, peak
+        with lock:
+            running += 1
+            peak = max(peak, running)
+        release.wait(5)
+        with lock:
+            running -= 1
+        return fake_reader.reading
+
+    monkeypatch.setattr(fake_reader, "read", read)
+    threads = [threading.Thread(target=reading.read_bytes, args=(b"x", 4)) for _ in range(5)]
+    for thread in threads:
+        thread.start()
+    deadline = 50
+    while running < 2 and deadline:  # let the first readers in
+        threading.Event().wait(0.05)
+        deadline -= 1
+    threading.Event().wait(0.2)
+    assert peak == 2
+    release.set()
+    for thread in threads:
+        thread.join(5)
+    assert peak == 2

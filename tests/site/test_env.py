@@ -169,3 +169,62 @@ def test_public_url_and_lan_host() -> None:
         with pytest.raises(ImproperlyConfigured, match="BOGGLE_PUBLIC_URL"):
             env.public_url({"BOGGLE_PUBLIC_URL": bad})
     assert env.lan_host({"BOGGLE_LAN_HOST": " Laptop.local "}) == "laptop.local"
+
+
+HTTPS = {**PROD, "BOGGLE_PUBLIC_URL": "https://boggle.example", "BOGGLE_PROXY_SSL_HEADER": "1"}
+
+
+def test_embedded_default_stays_plain_http() -> None:
+    """bin/start on a LAN has no TLS: no redirect, no HSTS, cookies sent over http."""
+    for values in ({}, PROD, {**PROD, "BOGGLE_PUBLIC_URL": "http://boggle.example"}):
+        security = env.security_settings(values)
+        assert security["SECURE_SSL_REDIRECT"] is False
+        assert security["SECURE_HSTS_SECONDS"] == 0
+        assert security["SESSION_COOKIE_SECURE"] is False
+        assert security["CSRF_COOKIE_SECURE"] is False
+        assert security["SECURE_PROXY_SSL_HEADER"] is None
+        # Harmless over http, so always on.
+        assert security["SECURE_CONTENT_TYPE_NOSNIFF"] is True
+        assert security["X_FRAME_OPTIONS"] == "DENY"
+
+
+def test_https_public_url_behind_a_proxy_turns_on_https_settings() -> None:
+    security = env.security_settings(HTTPS)
+    assert security["SECURE_PROXY_SSL_HEADER"] == ("HTTP_X_FORWARDED_PROTO", "https")
+    assert security["SECURE_SSL_REDIRECT"] is True
+    assert security["SECURE_HSTS_SECONDS"] == 31536000
+    assert security["SECURE_HSTS_INCLUDE_SUBDOMAINS"] is True
+    assert security["SECURE_HSTS_PRELOAD"] is False
+    assert security["SESSION_COOKIE_SECURE"] is True
+    assert security["CSRF_COOKIE_SECURE"] is True
+
+
+def test_https_settings_can_be_tuned() -> None:
+    assert (
+        env.security_settings({**HTTPS, "BOGGLE_HSTS_SECONDS": "300"})["SECURE_HSTS_SECONDS"] == 300
+    )
+    assert env.security_settings({**HTTPS, "BOGGLE_HTTPS": "0"})["SECURE_SSL_REDIRECT"] is False
+    # BOGGLE_HTTPS=1 without an https public URL (links follow the request).
+    forced = env.security_settings({**PROD, "BOGGLE_HTTPS": "1", "BOGGLE_PROXY_SSL_HEADER": "1"})
+    assert forced["SESSION_COOKIE_SECURE"] is True and forced["SECURE_SSL_REDIRECT"] is True
+    with pytest.raises(ImproperlyConfigured, match="BOGGLE_HSTS_SECONDS"):
+        env.security_settings({**HTTPS, "BOGGLE_HSTS_SECONDS": "a year"})
+
+
+def test_https_without_the_proxy_header_does_not_redirect() -> None:
+    """Behind a TLS proxy that Django cannot see, every request would look like http and
+    redirect to itself for ever; HTTPS cookies still apply (the browser is on https)."""
+    security = env.security_settings({**PROD, "BOGGLE_PUBLIC_URL": "https://boggle.example"})
+    assert security["SECURE_SSL_REDIRECT"] is False
+    assert security["SESSION_COOKIE_SECURE"] is True
+    assert security["CSRF_COOKIE_SECURE"] is True
+
+
+def test_embedded_default_with_an_https_public_url_keeps_cookies_on_http() -> None:
+    """bin/start with a tunnel's https URL: phones on the Wi-Fi still use plain http, where
+    a Secure session cookie would never come back (no player could join)."""
+    security = env.security_settings({"BOGGLE_PUBLIC_URL": "https://tunnel.example"})
+    assert security["SESSION_COOKIE_SECURE"] is False
+    assert security["SECURE_HSTS_SECONDS"] == 0
+    forced = env.security_settings({"BOGGLE_PUBLIC_URL": "https://x.example", "BOGGLE_HTTPS": "1"})
+    assert forced["SESSION_COOKIE_SECURE"] is True

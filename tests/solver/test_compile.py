@@ -307,3 +307,75 @@ def test_compile_file_with_binary_source_is_a_lexicon_error(tmp_path):
     with pytest.raises(LexiconError, match="binary file"):
         compile_file(source, tmp_path / "out.lex", DEFAULT)
     assert not (tmp_path / "out.lex").exists()
+
+
+# --- refusing what is not a word list ------------------------------------------------------
+
+
+def random_bytes_without_nul(size: int, seed: int = 7) -> bytes:
+    import random
+
+    rng = random.Random(seed)
+    return bytes(rng.randrange(1, 256) for _ in range(size))
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_random_binary_without_nul_bytes_is_refused(seed):
+    """Not "ready with one word": decoded as Latin-1 it is full of control characters."""
+    data = random_bytes_without_nul(20_000, seed)
+    with pytest.raises(LexiconError, match=r"control character|not a word list"):
+        compile_lexicon(read_wordlist_bytes(data), DEFAULT)
+
+
+def test_a_control_character_names_its_line():
+    with pytest.raises(LexiconError, match=r"line 2 has a control character \(U\+0007\)"):
+        compile_lexicon(["cat", "do\x07g", "went"], DEFAULT)
+
+
+def test_a_line_longer_than_a_word_is_refused():
+    with pytest.raises(LexiconError, match="line 3 is 65 characters long"):
+        compile_lexicon(["cat", "dog", "a" * 65], DEFAULT)
+    # Comments (licence text) may be longer; a 64-letter line is still a (too long) word.
+    lexicon, report = compile_lexicon(["# " + "x" * 300, "cat", "a" * 64], DEFAULT)
+    assert set(lexicon.trie.keys()) == {"cat"} and report.dropped == {"too long": 1}
+
+
+def test_printable_junk_is_refused_when_few_lines_look_like_words():
+    lines = ["cat", "dog", "x1!", "@@", "12345", "a=b", "{}"]
+    with pytest.raises(LexiconError, match=r"only 2 of 7 lines \(29%\) look like words"):
+        compile_lexicon(lines, DEFAULT)
+
+
+def test_a_list_in_another_alphabet_is_refused():
+    lines = ["кот", "собака", "дом", "cat"]
+    with pytest.raises(LexiconError, match="look like words"):
+        compile_lexicon(lines, DEFAULT)
+
+
+def test_possessives_proper_nouns_and_accents_look_like_words():
+    """Half the lines may be dropped by the rules and the list is still a word list."""
+    lines = ["cat", "dog's", "Paris", "well-known", "été", "Zoë", "o'clock", "qat"]
+    lexicon, report = compile_lexicon(lines, DEFAULT)
+    assert set(lexicon.trie.keys()) == {"cat"}
+    assert report.wordlike == len(lines)
+
+
+def test_a_huge_binary_line_is_refused_without_reading_it_whole():
+    data = b"cat\n" + b"\x01" * 100_000 + b"\n"
+    with pytest.raises(LexiconError, match="longer than 4096 characters"):
+        read_wordlist_bytes(data)
+
+
+def test_files_are_streamed(tmp_path):
+    """iter_wordlist yields lines lazily (gzip too) and agrees with the in-memory reader."""
+    from solver.compiler import digest, digest_file, iter_wordlist
+
+    text = "# list\r\nzebra\nété\n\nlast"
+    for data in (text.encode(), text.encode("latin-1"), gzip.compress(text.encode())):
+        path = tmp_path / "list"
+        path.write_bytes(data)
+        lines = iter_wordlist(path)
+        assert next(lines) == "# list"
+        assert list(lines) == ["zebra", "été", "", "last"]
+        assert read_wordlist_bytes(data) == ["# list", "zebra", "été", "", "last"]
+        assert digest_file(path, DEFAULT) == digest(data, DEFAULT)

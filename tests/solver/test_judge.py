@@ -222,6 +222,19 @@ def test_accents_are_kept_for_a_non_folding_lexicon(lexicon):
     assert judge("càt", lexicon).verdict is Verdict.NOT_IN_DICTIONARY
 
 
+@pytest.mark.parametrize("entry", ["cafe\u0301", "CAFE\u0301", " Cafe\u0301 "])
+def test_a_decomposed_accent_is_judged_like_the_composed_letter(folding, entry):
+    """An "e" + combining acute (as some keyboards and pastes send it) is "é"."""
+    board = parse_board("cafe thxx lvyy zzzz")
+    assert judge(entry, folding, board=board) == judge("café", folding, board=board)
+    assert judge(entry, folding, board=board).verdict is Verdict.ACCEPTED
+
+
+def test_a_decomposed_accent_gets_the_composed_verdict_without_folding(lexicon):
+    """Without folding too, decomposed and composed input give the same verdict and word."""
+    assert judge("ca\u0300t", lexicon) == judge("càt", lexicon)
+
+
 # ---------------------------------------------------------------- score_round
 
 

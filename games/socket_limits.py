@@ -1,0 +1,65 @@
+"""Limits that keep one client from growing the server's memory through its websockets.
+
+Every reply the server queues for a socket sits in that socket's send buffer until the
+client reads it; a client that floods and never reads would make those buffers grow
+without bound. So: replies echo at most a short piece of what the client sent
+(``echo_type``), a socket that keeps sending past the rate limit is closed
+(``FloodGuard``) and a player holds at most ``MAX_SOCKETS_PER_PLAYER`` sockets per process
+(``sockets_of``). Daphne itself drops a socket whose client stops answering its pings.
+"""
+
+from __future__ import annotations
+
+import time
+
+from games import presence
+
+# A client's ``type`` is echoed (``request``, the unknown-type message) up to this length;
+# a longer one is cut and ends with "…".
+MAX_ECHO_CHARS = 32
+
+# Messages refused as rate limited that a socket may send before it is closed: a bucket of
+# FLOOD_ALLOWANCE, refilled at FLOOD_REFILL_PER_SECOND. An honest client backs off when told
+# ``rate_limited`` and stays far below it; one that floods is closed within its allowance.
+FLOOD_ALLOWANCE = 100
+FLOOD_REFILL_PER_SECOND = 10.0
+CLOSE_FLOODING = 4008
+CLOSE_FLOODING_REASON = "too many messages"
+
+# Open sockets one player may hold in one process (tabs, reconnects not yet noticed).
+MAX_SOCKETS_PER_PLAYER = 8
+CLOSE_TOO_MANY_SOCKETS = 4029
+
+# Nesting JSON deeper than the parser's recursion limit is refused as malformed.
+TOO_DEEP = "malformed JSON: too deeply nested"
+
+
+def echo_type(kind: object) -> str | None:
+    """What a reply may repeat of the ``type`` a client sent: text, at most MAX_ECHO_CHARS."""
+    if not isinstance(kind, str):
+        return None
+    if len(kind) <= MAX_ECHO_CHARS:
+        return kind
+    return kind[: MAX_ECHO_CHARS - 1] + "…"
+
+
+class FloodGuard:
+    """Counts one socket's rate-limited messages; ``overflowing`` once it sent too many."""
+
+    def __init__(self) -> None:
+        self.allowance = float(FLOOD_ALLOWANCE)
+        self.last = time.monotonic()
+
+    def overflowing(self) -> bool:
+        """Record one more rate-limited message; True when the socket should be closed."""
+        now = time.monotonic()
+        refill = (now - self.last) * FLOOD_REFILL_PER_SECOND
+        self.allowance = min(float(FLOOD_ALLOWANCE), self.allowance + refill)
+        self.last = now
+        self.allowance -= 1.0
+        return self.allowance < 0.0
+
+
+def sockets_of(player_id: int) -> int:
+    """How many sockets of the player this process holds (``presence._open``)."""
+    return sum(1 for owner in presence._open.values() if owner == player_id)
