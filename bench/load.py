@@ -148,25 +148,17 @@ import psutil  # noqa: E402
 from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
 from websockets.exceptions import ConnectionClosed  # noqa: E402
 
+from boggle_site import env as env_settings  # noqa: E402
 from solver import Lexicon, dictionaries, parse_board, solve  # noqa: E402
 
-# Variables of the caller's environment that would change the site's mode.
-MODE_VARIABLES = (
-    "REDIS_URL",
-    "DATABASE_URL",
-    "DJANGO_ALLOWED_HOSTS",
+# Variables of the caller's environment that would change the site's mode, or what it
+# writes where: the site's own list, plus the key, debug and the bench's own folders.
+MODE_VARIABLES = env_settings.MODE_VARIABLES | {
     "DJANGO_SECRET_KEY",
     "DJANGO_DEBUG",
-    "BOGGLE_PUBLIC_URL",
-    "BOGGLE_LAN_HOST",
-    "BOGGLE_HTTPS",
-    "BOGGLE_PROXY_SSL_HEADER",
-    "BOGGLE_HSTS_SECONDS",
-    "BOGGLE_HSTS_INCLUDE_SUBDOMAINS",
-    "BOGGLE_HSTS_PRELOAD",
     "BOGGLE_DICTIONARY_DIR",
     "BOGGLE_STATEMENT_STATS_DIR",
-)
+}
 STATS_VARIABLE = "BOGGLE_STATEMENT_STATS_DIR"
 ALLOWED_HOSTS = "127.0.0.1,localhost"
 PRESETS: dict[str, dict[str, Any]] = {

@@ -74,6 +74,24 @@ CHANNEL_CAPACITY = 1000
 CHANNEL_EXPIRY_SECONDS = 30
 
 
+# The variables that choose the site's mode (embedded or production, public address,
+# HTTPS): tools that start a site of their own (tests, benches) drop the caller's.
+MODE_VARIABLES = frozenset(
+    {
+        "REDIS_URL",
+        "DATABASE_URL",
+        "DJANGO_ALLOWED_HOSTS",
+        "BOGGLE_PUBLIC_URL",
+        "BOGGLE_LAN_HOST",
+        "BOGGLE_HTTPS",
+        "BOGGLE_PROXY_SSL_HEADER",
+        "BOGGLE_HSTS_SECONDS",
+        "BOGGLE_HSTS_INCLUDE_SUBDOMAINS",
+        "BOGGLE_HSTS_PRELOAD",
+    }
+)
+
+
 def get_str(env: Env, name: str, default: str = "") -> str:
     """Return the variable stripped of whitespace, or ``default`` when unset or blank."""
     value = env.get(name, "").strip()

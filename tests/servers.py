@@ -20,21 +20,9 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+from boggle_site import env as env_settings
 
-# Variables of the caller's environment that would change the site's mode.
-MODE_VARIABLES = {
-    "REDIS_URL",
-    "DATABASE_URL",
-    "DJANGO_ALLOWED_HOSTS",
-    "BOGGLE_PUBLIC_URL",
-    "BOGGLE_LAN_HOST",
-    "BOGGLE_HTTPS",
-    "BOGGLE_PROXY_SSL_HEADER",
-    "BOGGLE_HSTS_SECONDS",
-    "BOGGLE_HSTS_INCLUDE_SUBDOMAINS",
-    "BOGGLE_HSTS_PRELOAD",
-}
+REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
 def free_port() -> int:
@@ -70,7 +58,11 @@ class SiteServer:
         return f"http://127.0.0.1:{self.port}"
 
     def env(self) -> dict[str, str]:
-        env = {key: value for key, value in os.environ.items() if key not in MODE_VARIABLES}
+        env = {
+            key: value
+            for key, value in os.environ.items()
+            if key not in env_settings.MODE_VARIABLES
+        }
         env.update(
             DJANGO_SETTINGS_MODULE="boggle_site.settings",
             DATABASE_URL=self.database_url,

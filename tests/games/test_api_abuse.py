@@ -10,18 +10,11 @@ from django.test import Client
 
 from games import throttle
 from games.models import Player, Room
+from tests.fake_clock import FakeClock
 
 pytestmark = pytest.mark.django_db
 
 ADDRESS = "198.51.100.7"
-
-
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @pytest.fixture(autouse=True)

@@ -13,18 +13,11 @@ from django.test import Client
 
 from boggle_site import admin_throttle
 from boggle_site.admin_throttle import FAILURE_LIMIT, WINDOW_SECONDS
+from tests.fake_clock import FakeClock
 
 pytestmark = pytest.mark.django_db
 
 PASSWORD = "correct horse battery staple"
-
-
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @pytest.fixture(autouse=True)
