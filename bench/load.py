@@ -229,10 +229,18 @@ def is_refused(error: str) -> bool:
     return "refused" in error.lower()
 
 
+def free_ports(count: int) -> list[int]:
+    """Distinct free ports, held open together while picked (a port just let go of may be
+    handed out again at once)."""
+    with contextlib.ExitStack() as held:
+        sockets = [held.enter_context(socket.socket()) for _ in range(count)]
+        for sock in sockets:
+            sock.bind(("127.0.0.1", 0))
+        return [sock.getsockname()[1] for sock in sockets]
+
+
 def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+    return free_ports(1)[0]
 
 
 # ------------------------------------------------------------------------------- HTTP
@@ -643,8 +651,7 @@ class Site:
         run_env = self.run_env = {**env, STATS_VARIABLE: str(self.stats_dir)}
         venv_bin = Path(sys.executable).parent
         daphnes = 1 if self.mode == "embedded" else self.args.daphnes
-        for _ in range(daphnes):
-            port = free_port()
+        for port in free_ports(daphnes):
             self._spawn(
                 f"daphne-{port}",
                 [

@@ -31,7 +31,7 @@ from typing import Any
 import psycopg
 import websockets
 
-from tests.servers import REPO_ROOT, free_port, throwaway_postgres_database
+from tests.servers import REPO_ROOT, free_ports, throwaway_postgres_database
 
 # Bound on any single wait for a process, a reply or an event (seconds).
 WAIT = 30.0
@@ -186,8 +186,8 @@ class Stack:
         """Set up, start every process, and return once the web processes answer and the
         worker is ready."""
         self.setup()
-        for name in ("A", "B"):
-            port = self.ports[name] = free_port()
+        for name, port in zip(("A", "B"), free_ports(2), strict=True):
+            self.ports[name] = port
             self.web[name] = Process(
                 f"daphne-{name}",
                 [*DAPHNE, "-b", "127.0.0.1", "-p", str(port), "boggle_site.asgi:application"],
