@@ -16,6 +16,7 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from boggle_site.body_limit import BodyLimitMiddleware, guard_daphne  # noqa: E402
+from boggle_site.gc_tuning import tune_for_latency  # noqa: E402
 from boggle_site.websocket_origin import browser_origin_validator  # noqa: E402
 from games.background import ensure_started  # noqa: E402
 from games.routing import websocket_urlpatterns  # noqa: E402
@@ -31,6 +32,7 @@ router = ProtocolTypeRouter(
         ),
     }
 )
+tune_for_latency()
 
 
 async def application(scope, receive, send):

@@ -3,10 +3,10 @@
 Every Daphne process runs one watcher in its event loop, started by the first request or
 websocket it serves. Every ``POLL_SECONDS`` (and right when a round this process serves is
 due: its deadline plus ``rounds.END_GRACE_SECONDS``) it ends the running rounds past their
-deadline (one indexed query when there are none), rounds side by side. Ending is idempotent
-(``rounds.do_end_round``), so several processes and the Celery ``end_round`` task may all
-try: the round is scored once. This is what ends
-rounds in the embedded setup, where tasks run in-process and cannot be scheduled.
+deadline (one indexed query when there are none), ``ENDING_AT_ONCE`` at a time. Ending is
+idempotent (``rounds.do_end_round``), so several processes and the Celery ``end_round`` task
+may all try: the round is scored once. This is what ends rounds in the embedded setup, where
+tasks run in-process and cannot be scheduled.
 """
 
 from __future__ import annotations
@@ -26,6 +26,10 @@ POLL_SECONDS = 0.25
 # How often the watcher also prepares stalled rounds and deletes idle rooms (seconds).
 HOUSEKEEPING_EVERY = 5.0
 CLEANUP_EVERY = 3600.0
+# Rounds one process scores at once. Scoring is Python work that holds the GIL: dozens of
+# rooms ending together on every pool thread would starve the event loop, and the verdicts
+# of words sent in a round's last second would wait behind them.
+ENDING_AT_ONCE = 2
 
 _watchers: dict[asyncio.AbstractEventLoop, asyncio.Task] = {}
 
@@ -48,12 +52,17 @@ async def stop_watcher() -> None:
 
 
 async def _end_overdue_rounds() -> None:
-    """End overdue rounds side by side: rooms that started together (a tournament, a load
-    test) all end at once, and each waits for its own scoring only."""
+    """End overdue rounds, a few side by side: rooms that started together (a tournament, a
+    load test) all end at once, and one slow scoring does not hold back the others."""
     overdue = await in_thread(rounds.overdue_round_ids)()
+    slots = asyncio.Semaphore(ENDING_AT_ONCE)
+
+    async def end(round_id: int) -> bool:
+        async with slots:
+            return await in_thread(rounds.do_end_round)(round_id, wait=False)
+
     outcomes = await asyncio.gather(
-        *(in_thread(rounds.do_end_round)(round_id, wait=False) for round_id in overdue),
-        return_exceptions=True,
+        *(end(round_id) for round_id in overdue), return_exceptions=True
     )
     for round_id, outcome in zip(overdue, outcomes, strict=True):
         if isinstance(outcome, Exception):
