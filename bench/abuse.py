@@ -22,8 +22,8 @@ nothing else going on, then during every attack. Each attack, one after another:
   and how the server closed it.
 - join-many: one address joins the honest room 40 times at once, then 30 of those players
   send 8 words/s each for 15 s: joins refused (429) and the honest players' p95.
-- photo-bombs: 9 uploads of a solid 7070x7070 PNG (160 KB that decodes to 150 MB) from 3
-  rooms; status codes, then what became of each photo within 45 s (run last by default:
+- photo-bombs: one solid 7070x7070 PNG (160 KB that would decode to 150 MB), then 9
+  uploads of the largest PNG the site decodes (4000x4000, 48 MB decoded) from 3 rooms; status codes, then what became of each photo within 45 s (run last by default:
   the readings it starts hold memory and CPU after it).
 - socket-swarm: 2,000 websockets of one player opened, then all dropped at once (TCP reset,
   no close frame); 30 s later an honest player's ``sync`` shows whether that player is
@@ -47,6 +47,7 @@ import asyncio
 import contextlib
 import io
 import json
+import math
 import random
 import re
 import sys
@@ -61,9 +62,12 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(1, str(Path(__file__).parent.parent))
 import load
 import psutil
 from websockets.asyncio.client import ClientConnection, connect
+
+from vision.loading import MAX_FULL_DECODE_PIXELS
 
 MB = 1024 * 1024
 HUGE_BODY_BYTES = 100 * MB
@@ -624,7 +628,7 @@ async def attack_join_many(bench: Bench, outcome: Outcome, seconds: float = 15.0
     await asyncio.gather(*(player.close() for player in mob))
 
 
-def bomb_png(side: int = 7070) -> bytes:
+def bomb_png(side: int) -> bytes:
     from PIL import Image
 
     buffer = io.BytesIO()
@@ -673,10 +677,22 @@ def upload(base: str, code: str, token: str, body: bytes, content_type: str) -> 
     return load.HttpResult(status, parsed, code_, time.monotonic() - start)
 
 
+def upload_png(bench: Bench, room: Credentials, side: int) -> load.HttpResult:
+    body, content_type = multipart("photo", "bomb.png", bomb_png(side))
+    return upload(bench.base, room.code, room.token, body, content_type)
+
+
 async def attack_photo_bombs(bench: Bench, outcome: Outcome, wait: float = 45.0) -> None:
-    png = await asyncio.to_thread(bomb_png)
+    # The largest PNG the site decodes, and one over the limit (refused from its header).
+    side = math.isqrt(MAX_FULL_DECODE_PIXELS)
+    refused = await asyncio.to_thread(
+        upload_png, bench, await create_room(bench.base, "bomber"), 7070
+    )
+    outcome.http_statuses[refused.status] += 1
+    outcome.note(f"a 7070x7070 PNG: {refused.status} {refused.error}")
+    png = await asyncio.to_thread(bomb_png, side)
     body, content_type = multipart("photo", "bomb.png", png)
-    outcome.note(f"the PNG: 7070x7070, {len(png):,} bytes")
+    outcome.note(f"the PNG: {side}x{side}, {len(png):,} bytes")
     rooms = [await create_room(bench.base, f"bomber{index}") for index in range(3)]
     uploads = [room for room in rooms for _ in range(3)]
     results = await asyncio.gather(

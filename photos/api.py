@@ -25,8 +25,14 @@ from games.api import json_api, viewer
 from games.exceptions import GameError, InvalidInput, NotAPlayer, RateLimited
 from games.models import Player, Room
 from photos.models import BoardPhoto
-from vision.errors import NotAnImageError
-from vision.loading import MAX_PIXELS, MIN_SIDE, UnsupportedImageError, check_format
+from vision.errors import ImageTooLargeError, NotAnImageError
+from vision.loading import (
+    MAX_PIXELS,
+    MIN_SIDE,
+    UnsupportedImageError,
+    check_format,
+    check_pixels,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -111,11 +117,10 @@ def check_photo(upload: UploadedFile | None) -> str:
         raise InvalidInput("the image is damaged and cannot be decoded") from None
     finally:
         upload.seek(0)
-    if width * height > MAX_PIXELS:
-        raise PhotoTooLarge(
-            f"the image is {width}x{height} pixels ({width * height / 1e6:.1f} MP); "
-            f"the limit is {MAX_PIXELS / 1e6:.0f} MP"
-        )
+    try:
+        check_pixels(width, height, image_format)
+    except ImageTooLargeError as error:
+        raise PhotoTooLarge(str(error)) from None
     if min(width, height) < MIN_SIDE:
         raise InvalidInput(
             f"the image is {width}x{height} pixels; a board photo needs at least "

@@ -25,9 +25,11 @@ DOUBTFUL_BELOW = 0.8
 _reader = None
 _reader_lock = threading.Lock()
 
-# Photos decoded and read at once in this process (each may take hundreds of MB); more
-# wait their turn. Web processes read in threads when there is no broker (embedded setup).
-_read_slots = threading.BoundedSemaphore(getattr(settings, "PHOTOS_READS_AT_ONCE", 2))
+# Photos decoded and read at once in this process (each takes up to some 70 MB, see
+# vision.loading); more wait their turn. Web processes read in threads when there is no
+# broker (embedded setup). Two at once are no faster on a small machine: TensorFlow already
+# spreads one reading over the cores.
+_read_slots = threading.BoundedSemaphore(getattr(settings, "PHOTOS_READS_AT_ONCE", 1))
 
 
 def get_reader():

@@ -27,6 +27,11 @@ from vision.errors import (
 
 # 50 megapixels: every phone camera's full resolution fits, a decompression bomb does not.
 MAX_PIXELS = 50_000_000
+# Formats decoded at full size before shrinking (PNG, WebP: no reduced-scale decoding like
+# JPEG's) get a lower limit: at 3 bytes a pixel, 16 MP decode to 48 MB. A real photo of
+# more pixels saved this way is larger than any upload limit, so more can only be a bomb
+# (a few KB of one colour that decode to hundreds of MB).
+MAX_FULL_DECODE_PIXELS = 16_000_000
 # 40 MB: far above any JPEG of MAX_PIXELS at camera quality.
 MAX_FILE_BYTES = 40_000_000
 # Smallest side we accept: a 4x4 board needs at least ~10 pixels per die to be read.
@@ -57,6 +62,21 @@ _OTHER_SIGNATURES = (
 )
 
 ImageSource = str | os.PathLike[str] | bytes
+
+# Modes Image.reduce works on; others are converted to RGB before shrinking.
+_REDUCIBLE_MODES = {"L", "LA", "RGB", "RGBA", "I", "F", "CMYK", "YCbCr", "PA"}
+
+
+def check_pixels(width: int, height: int, image_format: str, max_pixels: int = MAX_PIXELS) -> None:
+    """Raise ImageTooLargeError (with a message for the user) when an image of this size
+    and format (as ``check_format`` names it) has too many pixels to decode."""
+    limit = max_pixels if image_format == "JPEG" else min(max_pixels, MAX_FULL_DECODE_PIXELS)
+    if width * height > limit:
+        advice = "" if image_format == "JPEG" else "; send it as a JPEG (a phone's usual format)"
+        raise ImageTooLargeError(
+            f"the image is {width}x{height} pixels ({width * height / 1e6:.1f} MP); "
+            f"the limit for {image_format} is {limit / 1e6:.0f} MP{advice}"
+        )
 
 
 def read_bytes(path: str | os.PathLike[str], max_bytes: int = MAX_FILE_BYTES) -> bytes:
@@ -177,11 +197,7 @@ def load_photo(
         raise CorruptImageError(f"the image cannot be decoded: {error}") from None
     with image:
         width, height = image.size
-        if width * height > max_pixels:
-            raise ImageTooLargeError(
-                f"the image is {width}x{height} pixels ({width * height / 1e6:.1f} MP); "
-                f"the limit is {max_pixels / 1e6:.0f} MP"
-            )
+        check_pixels(width, height, image_format, max_pixels)
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", Image.DecompressionBombWarning)
@@ -190,14 +206,17 @@ def load_photo(
                     image.draft("RGB", (int(width * factor) + 1, int(height * factor) + 1))
                 decoded_size = image.size
                 image.load()
-                upright = ImageOps.exif_transpose(image)
+                decoded: Image.Image = image
+                if work_side and max(decoded_size) >= 2 * work_side:
+                    # PNG and WebP cannot decode at a reduced scale like JPEG's draft:
+                    # shrink first, so that no full-size copy (turned, converted) is made.
+                    if decoded.mode not in _REDUCIBLE_MODES:
+                        decoded = decoded.convert("RGB")
+                    decoded = decoded.reduce(max(decoded_size) // work_side)
+                upright = ImageOps.exif_transpose(decoded)
                 rgb = upright.convert("RGB")
                 # EXIF orientations 5 to 8 turn the picture a quarter: width and height swap.
-                swapped = rgb.size != tuple(decoded_size)
-                if work_side and max(rgb.size) >= 2 * work_side:
-                    # Lossless formats cannot decode at a reduced scale like JPEG's draft:
-                    # shrink now so the reader never holds the full-size pixels.
-                    rgb = rgb.reduce(max(rgb.size) // work_side)
+                swapped = rgb.size != decoded.size
         except (OSError, SyntaxError, ValueError, Image.DecompressionBombError) as error:
             raise CorruptImageError(
                 f"the image is damaged and cannot be decoded: {error}"

@@ -177,6 +177,14 @@ async def test_an_image_over_the_pixel_limit_is_413():
     assert "MP" in response.json()["error"]["message"]
 
 
+async def test_a_png_over_the_lower_lossless_limit_is_413():
+    """20 MP would be fine as a JPEG; a PNG decodes at full size, so it is refused."""
+    ann = await create_room()
+    response = await upload(ann.client, ann.code, png_bytes((5000, 4000), mode="1"), name="x.png")
+    assert response.status_code == 413
+    assert "the limit for PNG is 16 MP" in response.json()["error"]["message"]
+
+
 async def test_a_tiny_image_is_400():
     ann = await create_room()
     response = await upload(ann.client, ann.code, png_bytes((20, 20)), name="tiny.png")
@@ -374,8 +382,10 @@ async def test_a_room_keeps_its_latest_three_photos(fake_reader, settings):
     assert gone.status_code == 404
 
 
-def test_a_process_reads_at_most_two_photos_at_once(fake_reader, monkeypatch):
-    """Uploads beyond the limit wait their turn instead of decoding side by side."""
+def test_a_process_reads_at_most_its_slots_of_photos_at_once(fake_reader, monkeypatch):
+    """Uploads beyond the limit wait their turn instead of decoding side by side (two
+    slots here, to see the limit bind rather than readings that happen not to overlap)."""
+    monkeypatch.setattr(reading, "_read_slots", threading.BoundedSemaphore(2))
     running, peak, lock, release = 0, 0, threading.Lock(), threading.Event()
 
     def read(source):

@@ -9,10 +9,12 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from vision.errors import NotAnImageError
+from vision.errors import ImageTooLargeError, NotAnImageError
 from vision.loading import (
+    MAX_FULL_DECODE_PIXELS,
     MAX_PIXELS,
     UnsupportedImageError,
+    check_pixels,
     load_photo,
     sniff_format,
 )
@@ -84,3 +86,29 @@ def test_a_large_lossless_photo_is_shrunk_toward_the_work_side() -> None:
     assert np.allclose(photo.to_full(np.array([[999.0, 749.0]])), [[3997.5, 2997.5]])
     full = load_photo(data)  # no work side: every pixel
     assert full.pixels.shape == (3000, 4000, 3)
+
+
+def test_formats_decoded_at_full_size_have_a_lower_pixel_limit() -> None:
+    """JPEG decodes at a reduced scale and may have up to MAX_PIXELS; a PNG or WebP over
+    MAX_FULL_DECODE_PIXELS is refused before decoding, with advice."""
+    side = int((MAX_FULL_DECODE_PIXELS * 1.1) ** 0.5)
+    check_pixels(side, side, "JPEG")
+    for image_format in ("PNG", "WEBP"):
+        with pytest.raises(ImageTooLargeError, match=f"limit for {image_format} is 16 MP"):
+            check_pixels(side, side, image_format)
+    bomb = _encoded("PNG", (side, side), mode="1")  # a few kB
+    with pytest.raises(ImageTooLargeError, match="send it as a JPEG"):
+        load_photo(bomb, work_side=1000)
+
+
+def test_a_palette_png_is_shrunk_and_an_exif_turn_still_maps_back() -> None:
+    """Modes Pillow cannot reduce are converted first; the EXIF orientation applies to the
+    shrunk picture and the scale maps to the upright full photo."""
+    image = Image.new("P", (4000, 2000), 3)
+    exif = image.getexif()
+    exif[0x0112] = 6  # turn 90 degrees clockwise to view
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG", exif=exif.tobytes())
+    photo = load_photo(buffer.getvalue(), work_side=1000)
+    assert photo.pixels.shape == (1000, 500, 3)  # upright: taller than wide
+    assert photo.scale == (4.0, 4.0)
