@@ -113,6 +113,21 @@ class RssSampler:
                 total += process.memory_info().rss
         return total
 
+    async def settle(self, steady_seconds: float = 3.0, limit: float = 90.0) -> None:
+        """Wait until the server's RSS holds within 5 MB for ``steady_seconds`` (the
+        site loads the photo reader in the background as it starts: the idle figures and
+        each attack's "before" are taken after that)."""
+        started = time.monotonic()
+        steady_since, last = started, self.read()
+        while last is not None and time.monotonic() - started < limit:
+            await asyncio.sleep(0.5)
+            now = self.read()
+            if now is None or abs(now - last) > 5 * MB:
+                steady_since, last = time.monotonic(), now
+            elif time.monotonic() - steady_since >= steady_seconds:
+                log(f"server RSS steady at {mb(now)} MB after {time.monotonic() - started:.0f} s")
+                return
+
     def _loop(self) -> None:
         while not self._stop.wait(0.2):
             rss = self.read()
@@ -922,6 +937,7 @@ def site_args(url: str | None, keep_tmp: bool) -> argparse.Namespace:
         redis_url="",
         redis_db=0,
         keep_tmp=keep_tmp,
+        preload_reader=True,  # as bin/start runs it: the photo reader loads at start
     )
 
 
@@ -948,6 +964,7 @@ async def main_async(args: argparse.Namespace, site: load.Site) -> None:
     chosen = args.attack or list(ATTACKS)
     outcomes: list[Outcome] = []
     try:
+        await sampler.settle()
         await bench.table.start()
         await bench.measure_idle(args.idle_seconds)
         for name in chosen:

@@ -634,6 +634,10 @@ class Site:
             DJANGO_ALLOWED_HOSTS=ALLOWED_HOSTS,
         )
         env.setdefault("DJANGO_LOG_LEVEL", "WARNING")
+        # Load runs send words, not photos: TensorFlow in the worker (or the embedded
+        # Daphne) would only add to the memory figures. bench/abuse.py keeps the default.
+        if not getattr(self.args, "preload_reader", False):
+            env["BOGGLE_PRELOAD_READER"] = "0"
         return env
 
     def start(self) -> None:

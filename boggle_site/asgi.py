@@ -14,12 +14,14 @@ django_asgi_app = get_asgi_application()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+from django.conf import settings  # noqa: E402
 
 from boggle_site.body_limit import BodyLimitMiddleware, guard_daphne  # noqa: E402
-from boggle_site.gc_tuning import tune_for_latency  # noqa: E402
+from boggle_site.gc_tuning import freeze_long_lived, tune_for_latency  # noqa: E402
 from boggle_site.websocket_origin import browser_origin_validator  # noqa: E402
 from games.background import ensure_started  # noqa: E402
 from games.routing import websocket_urlpatterns  # noqa: E402
+from photos.reading import preload_reader  # noqa: E402
 
 guard_daphne()
 
@@ -33,6 +35,8 @@ router = ProtocolTypeRouter(
     }
 )
 tune_for_latency()
+if settings.CELERY_TASK_ALWAYS_EAGER:  # embedded: this process reads the photos itself
+    preload_reader(on_ready=freeze_long_lived)
 
 
 async def application(scope, receive, send):

@@ -1,6 +1,7 @@
 """The Celery app: ``celery -A boggle_site worker`` and ``celery -A boggle_site beat``.
 
 Options come from Django settings named ``CELERY_*``; tasks from each app's ``tasks.py``.
+Worker processes load the board reader as they start (``PHOTOS_PRELOAD_READER``).
 
 Surviving a Redis restart (the broker) takes two repairs here:
 
@@ -20,6 +21,7 @@ import os
 from typing import Any
 
 from celery import Celery
+from celery.signals import worker_process_init
 from celery.worker.consumer import Consumer as CeleryConsumer
 from kombu.transport import redis as kombu_redis
 
@@ -87,3 +89,13 @@ if not getattr(kombu_redis.Channel.close, "__boggle_patched__", False):
     kombu_redis.Channel.close = _close_channel_whose_poll_read_failed(  # type: ignore[method-assign]
         kombu_redis.Channel.close
     )
+
+
+@worker_process_init.connect
+def _preload_board_reader(**_: Any) -> None:
+    """Each worker process (prefork pool, Celery's default) loads the board reader as it
+    starts, in a thread: the process must report ready within seconds, TensorFlow takes
+    longer. ``--pool=solo`` sends no such signal; it loads the reader on the first photo."""
+    from photos.reading import preload_reader
+
+    preload_reader()

@@ -22,3 +22,10 @@ def tune_for_latency() -> None:
     gc.freeze()
     _young, middle, old = gc.get_threshold()
     gc.set_threshold(YOUNG_THRESHOLD, middle, old)
+
+
+def freeze_long_lived() -> None:
+    """Move what exists now out of the collector's sight again, after a late start-up step
+    (the board reader: TensorFlow's many objects live as long as the process). Without a
+    collection first, so that serving players does not pause."""
+    gc.freeze()

@@ -1,13 +1,20 @@
 """Reading a stored board photo with ``vision`` and telling the room what it says.
 
-The ``BoardReader`` (TensorFlow models) is loaded once per process, on first use, under a
-lock; web processes that only accept uploads never load it.
+The ``BoardReader`` (TensorFlow models) is loaded once per process under a lock: when a
+process that reads photos starts (``preload_reader``), else on first use; web processes that
+only accept uploads never load it.
 """
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import ctypes.util
 import logging
+import os
 import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from django.conf import settings
@@ -19,17 +26,44 @@ from vision.errors import ImageError, ModelError, VisionError
 
 logger = logging.getLogger(__name__)
 
+
+def _load_libc() -> Any:
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        return libc if hasattr(libc, "malloc_trim") else None
+    except OSError:
+        return None
+
+
 # Dice read with less confidence than this are marked doubtful on the page.
 DOUBTFUL_BELOW = 0.8
 
 _reader = None
 _reader_lock = threading.Lock()
 
-# Photos decoded and read at once in this process (each takes up to some 70 MB, see
-# vision.loading); more wait their turn. Web processes read in threads when there is no
-# broker (embedded setup). Two at once are no faster on a small machine: TensorFlow already
-# spreads one reading over the cores.
-_read_slots = threading.BoundedSemaphore(getattr(settings, "PHOTOS_READS_AT_ONCE", 1))
+# glibc's allocator, for malloc_trim (see release_free_memory); None elsewhere.
+_libc = _load_libc()
+
+# The threads that decode and read photos in this process (each reading takes up to some
+# 70 MB, see vision.loading); more photos wait their turn. Always the same threads: the C
+# allocator keeps memory per thread, so readings on ever new threads (a web process reads
+# in threads when there is no broker) each left their memory behind. Two at once are no
+# faster on a small machine: TensorFlow already spreads one reading over the cores.
+# They run at a lower CPU priority (and so do the TensorFlow threads they start, which
+# inherit it): in a web process, answering players' words comes first.
+READER_NICENESS = 10
+
+
+def _lower_priority() -> None:
+    with contextlib.suppress(AttributeError, OSError):  # not on every platform
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), READER_NICENESS)
+
+
+_reading_threads = ThreadPoolExecutor(
+    max_workers=getattr(settings, "PHOTOS_READS_AT_ONCE", 1),
+    thread_name_prefix="board-reader",
+    initializer=_lower_priority,
+)
 
 
 def get_reader():
@@ -42,6 +76,33 @@ def get_reader():
 
                 _reader = BoardReader()
     return _reader
+
+
+def preload_reader(on_ready: Callable[[], None] | None = None) -> None:
+    """Load and warm up the reader in a background thread, unless ``PHOTOS_PRELOAD_READER``
+    is off; then call ``on_ready``. A failure is logged: photos then load it on first use."""
+    if not getattr(settings, "PHOTOS_PRELOAD_READER", True):
+        return
+
+    def load() -> None:
+        try:
+            get_reader().warm_up()
+        except Exception:
+            logger.exception("preloading the board reader failed; the first photo will load it")
+            return
+        release_free_memory()
+        logger.info("board reader loaded")
+        if on_ready is not None:
+            on_ready()
+
+    _reading_threads.submit(load)
+
+
+def release_free_memory() -> None:
+    """Hand the memory a reading freed back to the system (glibc keeps it otherwise, and
+    the process's size would stay at its peak); nothing where there is no glibc."""
+    if _libc is not None:
+        _libc.malloc_trim(0)
 
 
 def size_note(rows: int, cols: int, room_side: int) -> str:
@@ -80,13 +141,19 @@ def do_read_photo(photo_id: int) -> bool:
 
 def read_bytes(data: bytes, room_side: int) -> dict[str, Any]:
     """The JSON-ready reading of a photo's bytes, with its board notation and a size note."""
-    with _read_slots:
-        reading = get_reader().read(data)
+    reading = _reading_threads.submit(_read, data).result()
     result = reading.as_dict()
     result["board"] = reading.text()
     result["filled"] = reading.filled
     result["note"] = size_note(reading.rows, reading.cols, room_side)
     return result
+
+
+def _read(data: bytes) -> Any:
+    try:
+        return get_reader().read(data)
+    finally:
+        release_free_memory()
 
 
 def _user_message(error: VisionError) -> str:

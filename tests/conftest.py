@@ -88,3 +88,12 @@ def _fresh_process_state():
     yield
     live.clear()
     live_counts.clear()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Test modules import boggle_site.asgi, which would load TensorFlow in the background
+    in every test run; the photo tests use a fake reader or load the real one themselves.
+    (Django's settings are loaded by now, before any test module is imported.)"""
+    from django.conf import settings
+
+    settings.PHOTOS_PRELOAD_READER = False

@@ -76,6 +76,9 @@ class SiteServer:
             DATABASE_URL=self.database_url,
             DJANGO_DEBUG="1",
             PYTHONUNBUFFERED="1",
+            # Most tests read no photo: spare each server TensorFlow's seconds and memory
+            # (the photo tests load it on first use).
+            BOGGLE_PRELOAD_READER="0",
         )
         env.update(self.extra_env)
         return env

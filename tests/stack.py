@@ -155,6 +155,7 @@ class Stack:
             "DJANGO_SETTINGS_MODULE": "boggle_site.settings",
             "BOGGLE_DICTIONARY_DIR": str(REPO_ROOT / "var" / "dictionaries"),
             "PYTHONUNBUFFERED": "1",
+            "BOGGLE_PRELOAD_READER": "0",  # no photos here: no TensorFlow in the workers
         }
 
     @property

@@ -28,10 +28,10 @@ from vision.errors import (
 # 50 megapixels: every phone camera's full resolution fits, a decompression bomb does not.
 MAX_PIXELS = 50_000_000
 # Formats decoded at full size before shrinking (PNG, WebP: no reduced-scale decoding like
-# JPEG's) get a lower limit: at 3 bytes a pixel, 16 MP decode to 48 MB. A real photo of
+# JPEG's) get a lower limit: at 3 bytes a pixel, 12 MP decode to 36 MB. A real photo of
 # more pixels saved this way is larger than any upload limit, so more can only be a bomb
 # (a few KB of one colour that decode to hundreds of MB).
-MAX_FULL_DECODE_PIXELS = 16_000_000
+MAX_FULL_DECODE_PIXELS = 12_000_000
 # 40 MB: far above any JPEG of MAX_PIXELS at camera quality.
 MAX_FILE_BYTES = 40_000_000
 # Smallest side we accept: a 4x4 board needs at least ~10 pixels per die to be read.
@@ -209,12 +209,14 @@ def load_photo(
                 decoded: Image.Image = image
                 if work_side and max(decoded_size) >= 2 * work_side:
                     # PNG and WebP cannot decode at a reduced scale like JPEG's draft:
-                    # shrink first, so that no full-size copy (turned, converted) is made.
+                    # shrink first and let the full-size pixels go, so that no full-size
+                    # copy (turned, converted) is made.
                     if decoded.mode not in _REDUCIBLE_MODES:
                         decoded = decoded.convert("RGB")
                     decoded = decoded.reduce(max(decoded_size) // work_side)
+                    image.close()
                 upright = ImageOps.exif_transpose(decoded)
-                rgb = upright.convert("RGB")
+                rgb = upright if upright.mode == "RGB" else upright.convert("RGB")
                 # EXIF orientations 5 to 8 turn the picture a quarter: width and height swap.
                 swapped = rgb.size != decoded.size
         except (OSError, SyntaxError, ValueError, Image.DecompressionBombError) as error:

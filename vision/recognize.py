@@ -6,10 +6,13 @@ RGB array and returns a ``BoardReading`` or raises a ``VisionError`` saying why 
 
 from __future__ import annotations
 
+import contextlib
+import io
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from PIL import Image
 
 from vision.classify import DieClassifier
 from vision.crops import cut_dice
@@ -17,6 +20,7 @@ from vision.detect import DiceDetector
 from vision.errors import BoardNotFoundError, VisionError
 from vision.lattice import SIDES, GridFit, fit_grid
 from vision.loading import ImageSource, Photo, load_photo
+from vision.nets import CLASSIFIER_INPUT
 from vision.runtime import load_model
 
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
@@ -80,6 +84,20 @@ class BoardReader:
     def __init__(self, models_dir: Path = MODELS_DIR, tta: bool = True) -> None:
         self.detector = DiceDetector(load_model(Path(models_dir) / DETECTOR_FILE))
         self.classifier = DieClassifier(load_model(Path(models_dir) / CLASSIFIER_FILE), tta=tta)
+
+    def warm_up(self) -> None:
+        """Read a blank picture and run the classifier once per board size: TensorFlow
+        traces and allocates on the first call, and decoding and resizing set up their own
+        buffers and threads, so a server that warms up at start neither makes the first photo
+        wait nor grows by it."""
+        blank = io.BytesIO()
+        Image.new("RGB", (WORK_SIDE * 3 // 4, WORK_SIDE // 2), "white").save(blank, "PNG")
+        with contextlib.suppress(BoardNotFoundError):  # a blank picture has no board
+            self.read(blank.getvalue())
+        for side in SIDES:
+            self.classifier.read(
+                np.zeros((side * side, CLASSIFIER_INPUT, CLASSIFIER_INPUT), np.uint8)
+            )
 
     def read(self, source: ImageSource | np.ndarray, size: int | None = None) -> BoardReading:
         """Read the board in ``source``; ``size`` (4, 5 or 6) forces the grid side.

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from pathlib import Path
 
@@ -182,7 +183,7 @@ async def test_a_png_over_the_lower_lossless_limit_is_413():
     ann = await create_room()
     response = await upload(ann.client, ann.code, png_bytes((5000, 4000), mode="1"), name="x.png")
     assert response.status_code == 413
-    assert "the limit for PNG is 16 MP" in response.json()["error"]["message"]
+    assert "the limit for PNG is 12 MP" in response.json()["error"]["message"]
 
 
 async def test_a_tiny_image_is_400():
@@ -385,7 +386,7 @@ async def test_a_room_keeps_its_latest_three_photos(fake_reader, settings):
 def test_a_process_reads_at_most_its_slots_of_photos_at_once(fake_reader, monkeypatch):
     """Uploads beyond the limit wait their turn instead of decoding side by side (two
     slots here, to see the limit bind rather than readings that happen not to overlap)."""
-    monkeypatch.setattr(reading, "_read_slots", threading.BoundedSemaphore(2))
+    monkeypatch.setattr(reading, "_reading_threads", ThreadPoolExecutor(max_workers=2))
     running, peak, lock, release = 0, 0, threading.Lock(), threading.Event()
 
     def read(source):
@@ -412,3 +413,21 @@ def test_a_process_reads_at_most_its_slots_of_photos_at_once(fake_reader, monkey
     for thread in threads:
         thread.join(5)
     assert peak == 2
+
+
+def test_the_reader_is_preloaded_on_the_reading_thread(fake_reader, monkeypatch, settings):
+    """preload_reader warms the models up on the thread that reads photos, then reports;
+    with PHOTOS_PRELOAD_READER off it does nothing."""
+    warmed_on: list[str] = []
+    fake_reader.warm_up = lambda: warmed_on.append(threading.current_thread().name)
+    ready = threading.Event()
+    settings.PHOTOS_PRELOAD_READER = False
+    reading.preload_reader(on_ready=ready.set)
+    reading._reading_threads.submit(lambda: None).result()  # anything queued has run
+    assert warmed_on == [] and not ready.is_set()
+    settings.PHOTOS_PRELOAD_READER = True
+    reading.preload_reader(on_ready=ready.set)
+    assert ready.wait(10)
+    read_on = reading._reading_threads.submit(threading.current_thread).result().name
+    assert warmed_on == [read_on]
+    assert read_on.startswith("board-reader")
