@@ -23,7 +23,8 @@ nothing else going on, then during every attack. Each attack, one after another:
 - join-many: one address joins the honest room 40 times at once, then 30 of those players
   send 8 words/s each for 15 s: joins refused (429) and the honest players' p95.
 - photo-bombs: one solid 7070x7070 PNG (160 KB that would decode to 150 MB), then 9
-  uploads of the largest PNG the site decodes (4000x4000, 48 MB decoded) from 3 rooms; status codes, then what became of each photo within 45 s (run last by default:
+  uploads of the largest PNG the site decodes (vision.loading.MAX_FULL_DECODE_PIXELS) from
+  3 rooms; status codes, then what became of each photo within 45 s (run last by default:
   the readings it starts hold memory and CPU after it).
 - socket-swarm: 2,000 websockets of one player opened, then all dropped at once (TCP reset,
   no close frame); 30 s later an honest player's ``sync`` shows whether that player is

@@ -31,6 +31,7 @@ from games import (
     rounds,
     socket_limits,
     state,
+    throttle,
     words,
 )
 from games import live as live_rounds
@@ -127,6 +128,8 @@ class RoomConsumer(AsyncWebsocketConsumer):
     # Set once we close the socket: events already queued for it (the player.left of a
     # ``leave``, say) are dropped, as Daphne raises on a send to a closed socket.
     closed: bool = False
+    # The token this socket is counted under (socket_limits.claim_token), until it closes.
+    claimed_token: str | None = None
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -162,6 +165,24 @@ class RoomConsumer(AsyncWebsocketConsumer):
         code = self.scope["url_route"]["kwargs"]["code"]
         token = parse_qs(self.scope.get("query_string", b"").decode()).get("token", [None])[0]
         try:
+            throttle.take(throttle.SOCKET, throttle.scope_address(self.scope))
+        except throttle.Throttled as error:
+            await self._refuse_extra_socket(str(error))
+            return
+        if token is not None:
+            if not socket_limits.claim_token(token):
+                await self._refuse_extra_socket()
+                return
+            self.claimed_token = token
+        try:
+            await self._join(code, token)
+        except BaseException:  # the socket is gone without a disconnect: uncount it here
+            self._release_token()
+            raise
+
+    async def _join(self, code: str, token: str | None) -> None:
+        """Authenticate, hold the socket in presence and the groups, send the state."""
+        try:
             self.room, self.player = await self._authenticate(code, token)
         except GameError as error:
             await self._send({"type": "error", **error.to_dict()})
@@ -184,12 +205,17 @@ class RoomConsumer(AsyncWebsocketConsumer):
             raise
         await self._send_state()
 
-    async def _refuse_extra_socket(self) -> None:
+    def _release_token(self) -> None:
+        if self.claimed_token is not None:
+            socket_limits.release_token(self.claimed_token)
+            self.claimed_token = None
+
+    async def _refuse_extra_socket(self, message: str = "") -> None:
         limit = socket_limits.MAX_SOCKETS_PER_PLAYER
         error = {
             "type": "error",
             "code": "too_many_connections",
-            "message": f"too many connections: close another tab (at most {limit})",
+            "message": message or f"too many connections: close another tab (at most {limit})",
         }
         self.room = self.player = None  # never joined the groups: nothing to discard
         # Sockets opened by the hundred are often dropped by their client before this
@@ -204,6 +230,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         self.closed = True
         # No database work here: the presence beat records the close (games.presence).
         presence.forget(self.channel_name)
+        self._release_token()
         if self.room is None or self.player is None:
             return
         try:

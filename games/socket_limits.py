@@ -5,7 +5,8 @@ client reads it; a client that floods and never reads would make those buffers g
 without bound. So: replies echo at most a short piece of what the client sent
 (``echo_type``), a socket that keeps sending past the rate limit is closed
 (``FloodGuard``) and a player holds at most ``MAX_SOCKETS_PER_PLAYER`` sockets per process
-(``sockets_of``). Daphne itself drops a socket whose client stops answering its pings.
+(``claim_token`` before authenticating, ``sockets_of`` after). Daphne itself drops a socket
+whose client stops answering its pings.
 """
 
 from __future__ import annotations
@@ -58,6 +59,29 @@ class FloodGuard:
         self.last = now
         self.allowance -= 1.0
         return self.allowance < 0.0
+
+
+# Sockets per token (authenticated or not yet), counted before any database work: the
+# hundredth socket of one token costs a dictionary lookup, not an authentication.
+_by_token: dict[str, int] = {}
+
+
+def claim_token(token: str) -> bool:
+    """Count one more socket with ``token``; False (nothing counted) when it already has
+    ``MAX_SOCKETS_PER_PLAYER``. Each True is matched by one ``release_token``."""
+    held = _by_token.get(token, 0)
+    if held >= MAX_SOCKETS_PER_PLAYER:
+        return False
+    _by_token[token] = held + 1
+    return True
+
+
+def release_token(token: str) -> None:
+    held = _by_token.get(token, 0) - 1
+    if held > 0:
+        _by_token[token] = held
+    else:
+        _by_token.pop(token, None)
 
 
 def sockets_of(player_id: int) -> int:

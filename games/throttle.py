@@ -1,4 +1,4 @@
-"""Per-address rate limits for the HTTP API: room creations, joins and unknown room codes.
+"""Per-address rate limits: room creations, joins, unknown room codes, websockets opened.
 
 Token buckets held in memory, so each limit applies per web process (three Daphnes behind
 a proxy let an address through up to three times as often, which still bounds abuse).
@@ -45,6 +45,9 @@ CREATE = Limit("create", 10, 20, "too many rooms created from your address")
 JOIN = Limit("join", 30, 60, "too many joins from your address")
 # Codes are 8 of 31 characters: misses mean guessing (or a typo, a few times).
 ROOM_MISS = Limit("room_miss", 20, 20, "too many unknown room codes from your address")
+# Websockets opened: one per page, a few more on reconnects; that LAN party's phones all at
+# once. A script opening hundreds costs the server a handshake each.
+SOCKET = Limit("socket", 120, 120, "too many connections from your address")
 
 # Buckets kept before full (idle) ones are dropped.
 KEEP_AT_LEAST = 1024
@@ -71,21 +74,32 @@ def enabled() -> bool:
 
 def client_address(request: HttpRequest) -> str:
     """The address limits count against (see the module's docstring)."""
-    address = request.META.get("REMOTE_ADDR") or ""
+    return _address(
+        request.META.get("REMOTE_ADDR") or "", request.META.get("HTTP_X_FORWARDED_FOR", "")
+    )
+
+
+def scope_address(scope: dict) -> str:
+    """``client_address`` of a websocket's ASGI scope."""
+    client = scope.get("client") or ("",)
+    headers = dict(scope.get("headers") or ())
+    return _address(str(client[0] or ""), headers.get(b"x-forwarded-for", b"").decode("latin-1"))
+
+
+def _address(peer: str, forwarded_for: str) -> str:
     hops = int(getattr(settings, "BOGGLE_TRUSTED_PROXY_HOPS", 0) or 0)
     if hops > 0:
-        forwarded = [
-            part.strip()
-            for part in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")
-            if part.strip()
-        ]
+        forwarded = [part.strip() for part in forwarded_for.split(",") if part.strip()]
         if forwarded:
-            address = forwarded[-min(hops, len(forwarded))]
-    return address
+            return forwarded[-min(hops, len(forwarded))]
+    return peer
 
 
 def bucket_key(address: str) -> str | None:
-    """The key of the address's bucket; None for loopback (never limited)."""
+    """The key of the address's bucket; None for loopback and for no address at all (a
+    Unix socket: this machine), never limited."""
+    if not address:
+        return None
     try:
         ip = ipaddress.ip_address(address.split("%")[0])
     except ValueError:
@@ -114,7 +128,7 @@ def _prune(now: float) -> None:
     global _next_prune
     if len(_buckets) < _next_prune:
         return
-    limits = {limit.name: limit for limit in (CREATE, JOIN, ROOM_MISS)}
+    limits = {limit.name: limit for limit in (CREATE, JOIN, ROOM_MISS, SOCKET)}
     for name, key in list(_buckets):
         limit = limits.get(name)
         if limit is None or _tokens(limit, key, now) >= limit.burst:

@@ -9,8 +9,10 @@ import logging
 
 import pytest
 from asgiref.sync import sync_to_async
+from channels.testing import WebsocketCommunicator
 
-from games import consumers, presence, socket_limits
+from boggle_site.asgi import application
+from games import consumers, presence, socket_limits, throttle
 from games.models import Connection
 from tests.games.ws_helpers import (
     connect,
@@ -173,3 +175,36 @@ async def test_sockets_opened_together_are_capped_and_dropping_them_all_goes_off
 
 def live_sockets(player_id: int) -> int:
     return Connection.objects.live().filter(player_id=player_id).count()
+
+
+async def test_sockets_opened_from_one_address_are_limited(monkeypatch):
+    """Past the per-address allowance a socket is refused before authenticating (error,
+    close 4029); another address, and this machine, are not held back."""
+    throttle.reset()
+    monkeypatch.setattr(throttle, "SOCKET", throttle.Limit("socket", 0.01, 2, "too many from you"))
+    ann = await create_room()
+
+    async def socket_from(address: str) -> WebsocketCommunicator:
+        comm = WebsocketCommunicator(application, f"/ws/rooms/{ann.code}/?token={ann.token}")
+        comm.scope["client"] = [address, 40000]
+        connected, _ = await comm.connect()
+        assert connected
+        return comm
+
+    comms = [await socket_from("203.0.113.5") for _ in range(3)]
+    try:
+        assert [(await receive(comm))["type"] for comm in comms[:2]] == ["state", "state"]
+        error = await next_error(comms[2])
+        assert error["code"] == "too_many_connections"
+        assert error["message"].startswith("too many from you; try again in")
+        assert await next_output(comms[2]) == {
+            "type": "websocket.close",
+            "code": socket_limits.CLOSE_TOO_MANY_SOCKETS,
+        }
+        for address in ("198.51.100.7", "127.0.0.1"):
+            comms.append(await socket_from(address))
+            assert (await receive(comms[-1]))["type"] == "state"
+    finally:
+        for comm in comms:
+            await comm.disconnect()
+        throttle.reset()
