@@ -26,6 +26,33 @@ from vision.errors import ImageError, ModelError, VisionError
 
 logger = logging.getLogger(__name__)
 
+# Dice read with less confidence than this are marked doubtful on the page.
+DOUBTFUL_BELOW = 0.8
+
+# Readings run at a lower CPU priority than the rest of the process (the TensorFlow threads
+# they start inherit it): in a web process, answering players' words comes first.
+READER_NICENESS = 10
+
+_reader = None
+_reader_lock = threading.Lock()
+
+
+def _lower_priority() -> None:
+    with contextlib.suppress(AttributeError, OSError):  # not on every platform
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), READER_NICENESS)
+
+
+# The threads that decode and read photos in this process (each reading takes up to some
+# 70 MB, see vision.loading); more photos wait their turn. Always the same threads: the C
+# allocator keeps memory per thread, so readings on ever new threads (a web process reads
+# in threads when there is no broker) each left their memory behind. Two at once are no
+# faster on a small machine: TensorFlow already spreads one reading over the cores.
+_reading_threads = ThreadPoolExecutor(
+    max_workers=getattr(settings, "PHOTOS_READS_AT_ONCE", 1),
+    thread_name_prefix="board-reader",
+    initializer=_lower_priority,
+)
+
 
 def _load_libc() -> Any:
     try:
@@ -35,35 +62,8 @@ def _load_libc() -> Any:
         return None
 
 
-# Dice read with less confidence than this are marked doubtful on the page.
-DOUBTFUL_BELOW = 0.8
-
-_reader = None
-_reader_lock = threading.Lock()
-
 # glibc's allocator, for malloc_trim (see release_free_memory); None elsewhere.
 _libc = _load_libc()
-
-# The threads that decode and read photos in this process (each reading takes up to some
-# 70 MB, see vision.loading); more photos wait their turn. Always the same threads: the C
-# allocator keeps memory per thread, so readings on ever new threads (a web process reads
-# in threads when there is no broker) each left their memory behind. Two at once are no
-# faster on a small machine: TensorFlow already spreads one reading over the cores.
-# They run at a lower CPU priority (and so do the TensorFlow threads they start, which
-# inherit it): in a web process, answering players' words comes first.
-READER_NICENESS = 10
-
-
-def _lower_priority() -> None:
-    with contextlib.suppress(AttributeError, OSError):  # not on every platform
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), READER_NICENESS)
-
-
-_reading_threads = ThreadPoolExecutor(
-    max_workers=getattr(settings, "PHOTOS_READS_AT_ONCE", 1),
-    thread_name_prefix="board-reader",
-    initializer=_lower_priority,
-)
 
 
 def get_reader():
