@@ -125,7 +125,6 @@ import re
 import secrets
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -149,6 +148,7 @@ from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
 from websockets.exceptions import ConnectionClosed  # noqa: E402
 
 from boggle_site import env as env_settings  # noqa: E402
+from boggle_site.network import free_port, free_ports  # noqa: E402
 from solver import Lexicon, dictionaries, parse_board, solve  # noqa: E402
 
 # Variables of the caller's environment that would change the site's mode, or what it
@@ -227,20 +227,6 @@ def format_summary(data: dict[str, Any]) -> str:
 def is_refused(error: str) -> bool:
     """An HTTP or websocket attempt that found nobody listening (a dead backend)."""
     return "refused" in error.lower()
-
-
-def free_ports(count: int) -> list[int]:
-    """Distinct free ports, held open together while picked (a port just let go of may be
-    handed out again at once)."""
-    with contextlib.ExitStack() as held:
-        sockets = [held.enter_context(socket.socket()) for _ in range(count)]
-        for sock in sockets:
-            sock.bind(("127.0.0.1", 0))
-        return [sock.getsockname()[1] for sock in sockets]
-
-
-def free_port() -> int:
-    return free_ports(1)[0]
 
 
 # ------------------------------------------------------------------------------- HTTP

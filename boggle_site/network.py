@@ -6,11 +6,13 @@ network, never 127.0.0.1 or localhost (which, on a phone, is the phone). Detecti
 no traffic: connecting a UDP socket only asks the routing table which interface and
 address would be used; interface addresses come from the operating system (psutil).
 
-No Django imports: settings and the middleware in ``boggle_site.hosts`` use this.
+No Django imports: settings and the middleware in ``boggle_site.hosts`` use this, and
+tests and benches pick their servers' ports with ``free_ports``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import socket
 from dataclasses import dataclass
@@ -149,3 +151,18 @@ def best_lan_address() -> str | None:
     """The address to put in join links when the host's browser uses a loopback address."""
     addresses = lan_addresses()
     return addresses[0].address if addresses else None
+
+
+def free_ports(count: int) -> list[int]:
+    """Distinct free TCP ports on 127.0.0.1, for tools that start servers of their own
+    (tests, benches). All are held open together while picked: a port just let go of may be
+    handed out again at once, and two servers would then try the same one."""
+    with contextlib.ExitStack() as held:
+        sockets = [held.enter_context(socket.socket()) for _ in range(count)]
+        for sock in sockets:
+            sock.bind(("127.0.0.1", 0))
+        return [sock.getsockname()[1] for sock in sockets]
+
+
+def free_port() -> int:
+    return free_ports(1)[0]

@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -21,22 +20,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from boggle_site import env as env_settings
+from boggle_site.network import free_port
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-
-
-def free_ports(count: int) -> list[int]:
-    """Distinct free ports: all held open together while picked, as a port just let go of
-    may be handed out again at once (two servers would then try the same one)."""
-    with contextlib.ExitStack() as held:
-        sockets = [held.enter_context(socket.socket()) for _ in range(count)]
-        for sock in sockets:
-            sock.bind(("127.0.0.1", 0))
-        return [sock.getsockname()[1] for sock in sockets]
-
-
-def free_port() -> int:
-    return free_ports(1)[0]
 
 
 class SiteServer:

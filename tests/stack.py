@@ -31,7 +31,8 @@ from typing import Any
 import psycopg
 import websockets
 
-from tests.servers import REPO_ROOT, free_ports, throwaway_postgres_database
+from boggle_site.network import free_ports
+from tests.servers import REPO_ROOT, throwaway_postgres_database
 
 # Bound on any single wait for a process, a reply or an event (seconds).
 WAIT = 30.0

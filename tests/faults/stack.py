@@ -26,7 +26,7 @@ from pathlib import Path
 
 import redis
 
-from tests.servers import free_port
+from boggle_site.network import free_port
 from tests.stack import Client, Process, Stack, now_ms, poll_until, shorten_round, start_round
 
 REDIS_SERVER = shutil.which("redis-server") or "/usr/bin/redis-server"
