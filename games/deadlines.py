@@ -2,11 +2,16 @@
 
 Every Daphne process runs one watcher in its event loop, started by the first request or
 websocket it serves. Every ``POLL_SECONDS`` (and right when a round this process serves is
-due: its deadline plus ``rounds.END_GRACE_SECONDS``) it ends the running rounds past their
-deadline (one indexed query when there are none), ``ENDING_AT_ONCE`` at a time. Ending is
-idempotent (``rounds.do_end_round``), so several processes and the Celery ``end_round`` task
-may all try: the round is scored once. This is what ends rounds in the embedded setup, where
-tasks run in-process and cannot be scheduled.
+due) it ends the running rounds past their deadline (one indexed query when there are
+none), ``ENDING_AT_ONCE`` at a time. Ending is idempotent (``rounds.do_end_round``), so
+several processes and the Celery ``end_round`` task may all try: the round is scored once.
+
+Embedded (tasks in-process), the watchers are what ends rounds: right after the deadline
+plus ``rounds.END_GRACE_SECONDS``. With Celery workers, the ``end_round`` task scheduled at
+that moment ends the round in a worker, so that scoring (Python that holds a process's GIL)
+does not delay the verdicts of other rooms' players on a web process; the watchers end a
+round only ``WORKER_FALLBACK_SECONDS`` later, when no worker has (dead, busy, cut off from
+Redis).
 """
 
 from __future__ import annotations
@@ -15,6 +20,8 @@ import asyncio
 import contextlib
 import logging
 import time
+
+from django.conf import settings
 
 from games import housekeeping, live, rounds
 from games.writers import in_thread
@@ -30,6 +37,9 @@ CLEANUP_EVERY = 3600.0
 # rooms ending together on every pool thread would starve the event loop, and the verdicts
 # of words sent in a round's last second would wait behind them.
 ENDING_AT_ONCE = 2
+# With Celery workers, a watcher ends a round this long after a worker should have
+# (seconds): more than a busy worker's delay, little enough that players barely wait.
+WORKER_FALLBACK_SECONDS = 2.0
 
 _watchers: dict[asyncio.AbstractEventLoop, asyncio.Task] = {}
 
@@ -54,7 +64,7 @@ async def stop_watcher() -> None:
 async def _end_overdue_rounds() -> None:
     """End overdue rounds, a few side by side: rooms that started together (a tournament, a
     load test) all end at once, and one slow scoring does not hold back the others."""
-    overdue = await in_thread(rounds.overdue_round_ids)()
+    overdue = await in_thread(rounds.overdue_round_ids)(_lateness())
     slots = asyncio.Semaphore(ENDING_AT_ONCE)
 
     async def end(round_id: int) -> bool:
@@ -69,13 +79,20 @@ async def _end_overdue_rounds() -> None:
             logger.error("deadline watcher: ending round %s failed", round_id, exc_info=outcome)
 
 
+def _lateness() -> float:
+    """How long after its deadline this process's watcher ends a round (seconds)."""
+    if settings.CELERY_TASK_ALWAYS_EAGER:  # no workers: the watchers end rounds
+        return rounds.END_GRACE_SECONDS
+    return rounds.END_GRACE_SECONDS + WORKER_FALLBACK_SECONDS
+
+
 def _until_next_check() -> float:
     """Seconds to sleep: the poll interval, or less when a round this process serves is due
     sooner (its deadline plus the grace), so results go out right on time."""
     delay = POLL_SECONDS
     due = live.next_deadline()
     if due is not None:
-        delay = min(delay, due + rounds.END_GRACE_SECONDS - time.time())
+        delay = min(delay, due + _lateness() - time.time())
     return max(delay, 0.005)
 
 

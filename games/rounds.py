@@ -259,9 +259,10 @@ def _set_score(submission_ids: list[int], points: int, cancelled: bool) -> None:
         )
 
 
-def overdue_round_ids() -> list[int]:
-    """Running rounds past their deadline and the grace for entries that arrived in time."""
-    cutoff = timezone.now() - timedelta(seconds=END_GRACE_SECONDS)
+def overdue_round_ids(lateness: float = END_GRACE_SECONDS) -> list[int]:
+    """Running rounds whose deadline passed ``lateness`` seconds ago or more (at least the
+    grace for entries that arrived in time)."""
+    cutoff = timezone.now() - timedelta(seconds=max(lateness, END_GRACE_SECONDS))
     return list(
         Round.objects.filter(
             status=Round.Status.RUNNING, ends_at__isnull=False, ends_at__lte=cutoff

@@ -12,7 +12,8 @@ an hour), the process that asked for the task does the work instead.
   enqueued (no worker took it: dead, busy, reconnecting), it prepares it then. Whichever
   of it and a worker comes second finds the round prepared.
 - ``end_round``: if the broker refuses the task, nothing more is done: the web processes'
-  deadline watchers and beat's sweep end the round on time anyway.
+  deadline watchers and beat's sweep end the round anyway, a little later
+  (``games.deadlines.WORKER_FALLBACK_SECONDS``).
 """
 
 from __future__ import annotations
@@ -104,8 +105,10 @@ def prepare_round(round_id: int) -> bool:
 
 @shared_task(base=EndRoundTask, acks_late=True)
 def end_round(round_id: int) -> bool:
-    """End and score a round at its deadline (scheduled with ``eta``)."""
-    return rounds.do_end_round(round_id, wait=False)
+    """End and score a round at its deadline (scheduled with ``eta``). It waits for a word
+    being stored right then (a single INSERT share-locks the round's row): the web
+    processes' watchers end the round only when no worker has (``games.deadlines``)."""
+    return rounds.do_end_round(round_id)
 
 
 @shared_task(ignore_result=True)

@@ -9,7 +9,7 @@ from datetime import datetime, timedelta
 import pytest
 from django.utils import timezone
 
-from games import events, housekeeping, live_counts, rooms, rounds, state, tasks, words
+from games import deadlines, events, housekeeping, live_counts, rooms, rounds, state, tasks, words
 from games.exceptions import InvalidInput, NotHost, WrongRoundState
 from games.models import PRESENCE_TIMEOUT, Connection, Player, Room, Round, Submission
 from tests.games.ws_helpers import BOARD
@@ -331,6 +331,23 @@ def test_end_overdue_rounds_ends_only_rounds_past_their_deadline():
     assert rounds.end_overdue_rounds() == 0
     statuses = dict(Round.objects.values_list("pk", "status"))
     assert statuses == {overdue.pk: "ended", on_time.pk: "running", untimed.pk: "running"}
+
+
+@pytest.mark.parametrize("workers", [False, True], ids=["embedded", "with-workers"])
+def test_watchers_leave_a_just_overdue_round_to_the_workers_when_there_are_some(workers, settings):
+    """Embedded, the web processes' watchers end a round right after its deadline; with
+    Celery workers (its end_round task ends it on time) only once a worker has not ended it
+    WORKER_FALLBACK_SECONDS later."""
+    settings.CELERY_TASK_ALWAYS_EAGER = not workers
+    just_host, _ = make_room()
+    long_host, _ = make_room()
+    just, long_ = running_round(just_host), running_round(long_host)
+    now = timezone.now()
+    Round.objects.filter(pk=just.pk).update(ends_at=now - timedelta(seconds=1))
+    fallback = deadlines.WORKER_FALLBACK_SECONDS
+    Round.objects.filter(pk=long_.pk).update(ends_at=now - timedelta(seconds=fallback + 1))
+    due = set(rounds.overdue_round_ids(deadlines._lateness()))
+    assert due == ({long_.pk} if workers else {just.pk, long_.pk})
 
 
 def test_the_overdue_task_also_prepares_stalled_rounds():
