@@ -454,8 +454,16 @@ class RoomConsumer(AsyncWebsocketConsumer):
         await self._send_text(json.dumps(data))
 
     async def _send_text(self, text: str) -> None:
-        if not self.closed:
+        if self.closed:
+            return
+        try:
             await self.send(text_data=text)
+        except Exception:
+            # The socket closed before its disconnect reached us (the client left, or we
+            # closed it while a word was still being judged): Daphne raises on a send to it.
+            # Nobody is there to read this; the disconnect follows.
+            logger.debug("send on a closed websocket dropped", exc_info=True)
+            self.closed = True
 
     async def _send_state(self) -> None:
         state = await in_thread(_state_for)(self.my_room.pk, self.me.pk)

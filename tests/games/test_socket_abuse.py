@@ -15,6 +15,7 @@ from boggle_site.asgi import application
 from games import consumers, presence, socket_limits, throttle
 from games.models import Connection
 from tests.games.ws_helpers import (
+    collect,
     connect,
     create_room,
     open_socket,
@@ -208,3 +209,24 @@ async def test_sockets_opened_from_one_address_are_limited(monkeypatch):
         for comm in comms:
             await comm.disconnect()
         throttle.reset()
+
+
+async def test_a_reply_to_a_socket_gone_under_the_server_is_dropped_quietly(monkeypatch, caplog):
+    """Daphne raises on a send to a socket whose client left before its disconnect reached
+    the consumer (a mob leaving with words still being judged): the reply is dropped, the
+    socket counts as closed, and nothing is logged as an error."""
+    ann = await create_room()
+    await connect(ann)
+    await collect(ann.comm)  # the room's events of the join
+
+    async def gone(self, *args, **kwargs):
+        raise ConnectionError("Attempt to send on a closed protocol")
+
+    monkeypatch.setattr(consumers.RoomConsumer, "send", gone)
+    with caplog.at_level(logging.WARNING):
+        await ann.comm.send_to(text_data=json.dumps({"type": "ping", "request_id": 1}))
+        assert await ann.comm.receive_nothing(timeout=0.5)
+        monkeypatch.undo()
+        await ann.comm.send_to(text_data=json.dumps({"type": "ping", "request_id": 2}))
+        assert await ann.comm.receive_nothing(timeout=0.5)  # closed for this consumer
+    assert not [record for record in caplog.records if record.levelno >= logging.WARNING]
