@@ -162,14 +162,19 @@ class DictionaryAdmin(admin.ModelAdmin):
 
     @admin.display(description="uploaded list")
     def upload_label(self, obj: Dictionary) -> str:
+        waiting = ""
+        if obj.pending_upload:
+            waiting = f"; {obj.pending_upload_name} is compiling and replaces it once it works"
         if not obj.upload:
-            return f"none (named list {obj.named_list})" if obj.named_list else "none"
+            label = f"none (named list {obj.named_list})" if obj.named_list else "none"
+            return label + waiting
         when = timezone.localtime(obj.uploaded_at) if obj.uploaded_at else None
         return format_html(
-            "{} ({}, uploaded {})",
+            "{} ({}, in use since {}){}",
             obj.upload_name,
             filesizeformat(obj.upload_size or 0),
             f"{when:%Y-%m-%d %H:%M}" if when else "?",
+            waiting,
         )
 
     @admin.display(description="current version")

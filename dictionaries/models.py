@@ -57,6 +57,11 @@ class Dictionary(models.Model):
     upload_name = models.CharField(max_length=200, blank=True, editable=False)
     upload_size = models.PositiveBigIntegerField(null=True, blank=True, editable=False)
     uploaded_at = models.DateTimeField(null=True, blank=True, editable=False)
+    # A new upload waits here until it compiles: only then does it replace ``upload`` (a list
+    # that fails to compile must not take the place of the one in use).
+    pending_upload = models.CharField(max_length=200, blank=True, editable=False)
+    pending_upload_name = models.CharField(max_length=200, blank=True, editable=False)
+    pending_upload_size = models.PositiveBigIntegerField(null=True, blank=True, editable=False)
 
     # The rules: the fields of solver.wordrules.LexiconRules.
     alphabet = models.CharField(

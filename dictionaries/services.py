@@ -280,13 +280,9 @@ def store_upload_file(stream: IO[bytes]) -> tuple[str, int]:
 
 
 def set_upload_file(dictionary: Dictionary, upload: Any) -> None:
-    """Store an uploaded file (a Django UploadedFile) as the dictionary's word list."""
+    """Store an uploaded file (a Django UploadedFile) as the dictionary's next word list."""
     relative, size = store_upload_file(upload.file)
-    dictionary.upload = relative
-    dictionary.upload_name = Path(upload.name).name[:200]
-    dictionary.upload_size = size
-    dictionary.uploaded_at = timezone.now()
-    dictionary.save(update_fields=["upload", "upload_name", "upload_size", "uploaded_at"])
+    _set_pending_upload(dictionary, relative, upload.name, size)
 
 
 def do_upload(dictionary: Dictionary, data: bytes, filename: str) -> int:
@@ -298,12 +294,21 @@ def do_upload(dictionary: Dictionary, data: bytes, filename: str) -> int:
 
 
 def set_upload(dictionary: Dictionary, data: bytes, filename: str) -> None:
-    """Store ``data`` as the dictionary's word list (unchecked; the compile checks it)."""
-    dictionary.upload = store_upload(data)
-    dictionary.upload_name = Path(filename).name[:200]
-    dictionary.upload_size = len(data)
-    dictionary.uploaded_at = timezone.now()
-    dictionary.save(update_fields=["upload", "upload_name", "upload_size", "uploaded_at"])
+    """Store ``data`` as the dictionary's next word list (unchecked; the compile checks it)."""
+    _set_pending_upload(dictionary, store_upload(data), filename, len(data))
+
+
+def _set_pending_upload(dictionary: Dictionary, relative: str, filename: str, size: int) -> None:
+    """The stored upload waits as ``pending_upload``: the next compile reads it, and only a
+    compile that succeeds makes it the dictionary's ``upload`` (``_switch_to``). One that
+    fails drops it, and the list in use stays (the upload checks only the first lines)."""
+    dictionary.pending_upload = relative
+    dictionary.pending_upload_name = Path(filename).name[:200]
+    dictionary.pending_upload_size = size
+    dictionary.save(update_fields=[*PENDING_UPLOAD_FIELDS])
+
+
+PENDING_UPLOAD_FIELDS = ("pending_upload", "pending_upload_name", "pending_upload_size")
 
 
 def check_edit_word(dictionary: Dictionary, entry: str) -> str:
@@ -410,9 +415,9 @@ def _compile_guarded(dictionary_id: int, revision: int) -> None:
         compile_dictionary(dictionary_id, revision)
     except Exception as error:
         logger.exception("compiling dictionary %s crashed", dictionary_id)
-        Dictionary.objects.filter(pk=dictionary_id, revision=revision).update(
-            status=Dictionary.Status.FAILED, status_message=f"compiling crashed: {error}"
-        )
+        dictionary = Dictionary.objects.filter(pk=dictionary_id).first()
+        if dictionary is not None:
+            _record_failure(dictionary, revision, f"compiling crashed: {error}")
 
 
 def _enqueue(dictionary_id: int, revision: int, background: bool = False) -> None:
@@ -449,17 +454,29 @@ def compile_dictionary(dictionary_id: int, revision: int | None = None) -> Dicti
         version = _build_version(dictionary, compile_allowed=True)
     except (SolverError, UnusableWordList, OSError) as error:
         logger.warning("dictionary %s failed to compile: %s", dictionary.name, error)
-        Dictionary.objects.filter(pk=dictionary_id, revision=revision).update(
-            status=Dictionary.Status.FAILED, status_message=str(error)
-        )
+        _record_failure(dictionary, revision, str(error))
         return None
     assert version is not None  # compile_allowed always yields one
     _switch_to(dictionary, version, revision)
     return version
 
 
+def _record_failure(dictionary: Dictionary, revision: int, reason: str) -> None:
+    """Status failed with the reason, unless a newer compile was requested meanwhile. A new
+    upload that failed is dropped: the dictionary keeps the list (and version) it had."""
+    changes: dict[str, Any] = {"status": Dictionary.Status.FAILED, "status_message": reason}
+    if dictionary.pending_upload:
+        kept = "; the previous list stays in use" if dictionary.current_version_id else ""
+        changes["status_message"] = (
+            f"the uploaded list {dictionary.pending_upload_name} was not used: {reason}{kept}"
+        )
+        changes.update(pending_upload="", pending_upload_name="", pending_upload_size=None)
+    Dictionary.objects.filter(pk=dictionary.pk, revision=revision).update(**changes)
+
+
 def _switch_to(dictionary: Dictionary, version: DictionaryVersion, revision: int) -> None:
-    """Make ``version`` current, unless a newer compile was requested meanwhile."""
+    """Make ``version`` current, unless a newer compile was requested meanwhile; the new
+    upload it was compiled from (if any) becomes the dictionary's list."""
     with transaction.atomic():
         locked = Dictionary.objects.select_for_update().filter(pk=dictionary.pk).first()
         if locked is None or locked.revision != revision:
@@ -468,15 +485,27 @@ def _switch_to(dictionary: Dictionary, version: DictionaryVersion, revision: int
         locked.status = Dictionary.Status.READY
         locked.status_message = ""
         locked.compiled_at = timezone.now()
-        locked.save(update_fields=["current_version", "status", "status_message", "compiled_at"])
-    dictionary.current_version = version
-    dictionary.status = Dictionary.Status.READY
+        fields = ["current_version", "status", "status_message", "compiled_at"]
+        if locked.pending_upload:
+            locked.upload = locked.pending_upload
+            locked.upload_name = locked.pending_upload_name
+            locked.upload_size = locked.pending_upload_size
+            locked.uploaded_at = timezone.now()
+            locked.pending_upload, locked.pending_upload_name = "", ""
+            locked.pending_upload_size = None
+            fields += ["upload", "upload_name", "upload_size", "uploaded_at"]
+            fields += PENDING_UPLOAD_FIELDS
+        locked.save(update_fields=fields)
+    for field in fields:
+        setattr(dictionary, field, getattr(locked, field))
 
 
 def source_path(dictionary: Dictionary) -> Path:
-    """The file of the dictionary's word list: its upload, else its named list."""
-    if dictionary.upload:
-        path = dictionary_dir() / dictionary.upload
+    """The file of the dictionary's word list: a new upload waiting to compile, else its
+    upload, else its named list."""
+    upload = dictionary.pending_upload or dictionary.upload
+    if upload:
+        path = dictionary_dir() / upload
         try:
             if path.stat().st_size > compiler.MAX_WORDLIST_BYTES:
                 raise UnusableWordList(
@@ -507,7 +536,8 @@ def _build_version(dictionary: Dictionary, compile_allowed: bool) -> DictionaryV
     filename = f"{dictionary.name}-{digest[:16]}{named_lists.LEXICON_SUFFIX}"
     target = dictionary_dir() / filename
     header = _usable_header(target, digest)
-    if header is None and not edits and dictionary.named_list and not dictionary.upload:
+    uploaded = dictionary.upload or dictionary.pending_upload
+    if header is None and not edits and dictionary.named_list and not uploaded:
         header = _adopt_prebuilt(dictionary.named_list, digest, target)
     if header is None:
         if not compile_allowed:

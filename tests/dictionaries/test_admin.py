@@ -246,8 +246,9 @@ def test_a_problem_past_the_quick_check_fails_the_compile_and_keeps_the_version(
     tiny.refresh_from_db()
     assert tiny.status == Dictionary.Status.FAILED and tiny.current_version == old
     page = staff.get(change_url(tiny)).content.decode()
-    assert "failed: line 5 has a control character (U+0001)" in page
+    assert "failed: the uploaded list words.txt was not used: line 5 has a control" in page
     assert "the previous version stays in use" in page
+    assert tiny.upload_name == "tiny.txt"  # the list in use is still the old one
     assert services_current("tiny") == old
 
 

@@ -165,15 +165,41 @@ def test_compiling_a_broken_list_fails_and_keeps_the_old_version_in_use(tiny, ki
     """Even stored unchecked, a broken list only makes the compile fail: status failed
     with the reason, the old version still current, playable and loadable."""
     data, message = BROKEN_UPLOADS[kind]
-    version = tiny.current_version
+    version, upload = tiny.current_version, tiny.upload
     services.set_upload(tiny, data, "broken.txt")
     compile_now(tiny)
     assert tiny.status == Dictionary.Status.FAILED
     assert message in tiny.status_message
-    assert tiny.current_version == version
+    assert "broken.txt was not used" in tiny.status_message
+    assert (tiny.current_version, tiny.upload, tiny.pending_upload) == (version, upload, "")
     assert services.current_version("tiny") == version
     assert "tiny" in services.playable()
     assert "cats" in services.load_version(version)
+
+
+def test_a_list_broken_past_the_checked_lines_leaves_the_list_in_use(tiny, monkeypatch):
+    """The upload check reads the first lines only: a list that fails later, in the compile,
+    is dropped, and the next compile (here after a rule change) uses the list in use, not it."""
+    monkeypatch.setattr(compiler, "MAX_WORDLIST_BYTES", 1000)
+    upload = tiny.upload
+    services.set_upload(tiny, b"zebra\n" + b"word\n" * 300, "long.txt")
+    assert tiny.pending_upload and tiny.upload == upload  # waiting, not in use
+    compile_now(tiny)
+    assert tiny.status == Dictionary.Status.FAILED and "larger than" in tiny.status_message
+    assert (tiny.upload, tiny.pending_upload) == (upload, "")
+    tiny.min_length = 4
+    tiny.save()
+    compile_now(tiny)
+    assert tiny.status == Dictionary.Status.READY, tiny.status_message
+    assert words_of(tiny.current_version) == {w for w in TINY_WORDS if len(w) >= 4}
+
+
+def test_a_new_upload_that_compiles_becomes_the_list(tiny, dictionary_dir: Path):
+    services.set_upload(tiny, b"zebra\nzebras\n", "new.txt")
+    compile_now(tiny)
+    assert tiny.status == Dictionary.Status.READY, tiny.status_message
+    assert (tiny.upload_name, tiny.upload_size, tiny.pending_upload) == ("new.txt", 13, "")
+    assert (dictionary_dir / tiny.upload).read_bytes() == b"zebra\nzebras\n"
 
 
 def test_an_enormous_upload_is_refused(tiny, monkeypatch):
