@@ -93,6 +93,10 @@ def beat() -> list[tuple[str, dict]]:
     if renewed == len(open_now):
         return []
     stored = dict(Connection.objects.filter(process=PROCESS).values_list("channel_name", "player"))
+    # Again after that read: a socket held since the first look may have stored its row in
+    # between, and it is not gone. A socket is held before its row is written, so a row
+    # whose socket is not held now is one that closed.
+    open_now = dict(_open)
     offline: list[tuple[str, dict]] = []
     gone = stored.keys() - open_now.keys()
     if gone:

@@ -8,6 +8,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+from django.db import connection as db_connection
 from django.utils import timezone
 
 from games import events, presence, rooms, state
@@ -86,6 +87,33 @@ def test_connecting_and_closing_say_online_and_offline(sent: list) -> None:
     assert offline["version"] == Room.objects.get(pk=room.pk).version
     assert online(room) == {"Ann": False}
     assert presence.open_sockets() == 0 and not Connection.objects.exists()
+
+
+def test_a_socket_that_opens_during_a_beat_keeps_its_row(sent: list) -> None:
+    """A socket held and recorded while a beat runs (after the beat looked at the open
+    sockets, before it read the rows) is not taken for one that closed."""
+    _room, ann = rooms.do_create_room("Ann")
+    connect(ann, channel())
+    connect(ann, leaving := channel())
+    presence.forget(leaving)  # a tab closed: this beat deletes a row
+    newcomer = channel()
+
+    def open_a_socket_meanwhile(execute, sql, params, many, context):
+        result = execute(sql, params, many, context)
+        if (
+            sql.startswith("UPDATE")
+            and "games_connection" in sql
+            and newcomer not in presence._open
+        ):
+            connect(ann, newcomer)  # on the event loop, in the real server
+        return result
+
+    with db_connection.execute_wrapper(open_a_socket_meanwhile):
+        assert presence.beat() == []
+    stored = set(Connection.objects.values_list("channel_name", flat=True))
+    assert newcomer in stored and leaving not in stored
+    assert presence.beat() == [] and Connection.objects.count() == 2
+    assert online_events(sent) == [(ann.id, True)]
 
 
 def test_the_sockets_of_a_dead_process_are_swept_and_their_players_go_offline(
