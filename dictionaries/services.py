@@ -298,6 +298,9 @@ def set_upload(dictionary: Dictionary, data: bytes, filename: str) -> None:
     _set_pending_upload(dictionary, store_upload(data), filename, len(data))
 
 
+PENDING_UPLOAD_FIELDS = ("pending_upload", "pending_upload_name", "pending_upload_size")
+
+
 def _set_pending_upload(dictionary: Dictionary, relative: str, filename: str, size: int) -> None:
     """The stored upload waits as ``pending_upload``: the next compile reads it, and only a
     compile that succeeds makes it the dictionary's ``upload`` (``_switch_to``). One that
@@ -306,9 +309,6 @@ def _set_pending_upload(dictionary: Dictionary, relative: str, filename: str, si
     dictionary.pending_upload_name = Path(filename).name[:200]
     dictionary.pending_upload_size = size
     dictionary.save(update_fields=[*PENDING_UPLOAD_FIELDS])
-
-
-PENDING_UPLOAD_FIELDS = ("pending_upload", "pending_upload_name", "pending_upload_size")
 
 
 def check_edit_word(dictionary: Dictionary, entry: str) -> str:

@@ -175,7 +175,7 @@ def do_end_round(round_id: int, wait: bool = True) -> bool:
     Entries this process is still writing are waited for, and refused entries waiting in
     its memory are written, so the results hold every entry that came in time.
 
-    ``wait=False`` (the deadline enders: watchers, tasks, sweeps): on PostgreSQL a round whose
+    ``wait=False`` (the web processes' watchers, beat's sweep): on PostgreSQL a round whose
     row another process holds (it is ending it, or a word is being stored) is left alone
     instead of waited for; whoever holds it ends it, or the next check does. Several web
     processes and workers then never queue behind each other's scoring."""
