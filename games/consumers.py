@@ -125,9 +125,9 @@ class RoomConsumer(AsyncWebsocketConsumer):
     room: Room | None = None
     player: Player | None = None
     kicked = False  # set when the host removes this player: ignore anything further
-    # Set once the socket is closed (its disconnect came, or a send found it gone): events
-    # still queued for it (the player.left of a ``leave``, say) are dropped, as Daphne
-    # raises on a send to a closed socket.
+    # Set once the socket is closed (we closed it, its disconnect came, or a send found it
+    # gone): events still queued for it (the player.left of a ``leave``, say) are dropped,
+    # as Daphne raises on a send to a closed socket.
     closed: bool = False
     # The token this socket is counted under (socket_limits.claim_token), until it closes.
     claimed_token: str | None = None
