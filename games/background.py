@@ -4,8 +4,9 @@
 - The flusher: every ``live.REFUSED_FLUSH_SECONDS`` it writes the refused entries waiting
   in memory (``games.live``; often enough that they are stored before a round's grace after
   its deadline ends, whichever process ends it), and every ``live_counts.PUBLISH_SECONDS``
-  it sends the live counts of rooms whose counts changed (``games.live_counts``) and lets
-  go of rounds idle for long.
+  it sends the live counts of rooms whose counts changed (``games.live_counts``), lets go
+  of rounds idle for long and, on SQLite, checkpoints the write-ahead log (off the
+  players' writes: ``boggle_site.sqlite``).
 - The presence beat (``games.presence``): every ``presence.BEAT_SECONDS`` it renews the
   rows of this process's sockets and sweeps those of dead processes; a socket closing wakes
   it early to record the close.
@@ -19,6 +20,7 @@ import asyncio
 import contextlib
 import logging
 
+from boggle_site.sqlite.base import checkpoint_wal
 from games import deadlines, events, live, live_counts, presence
 from games.writers import in_thread
 
@@ -52,11 +54,13 @@ async def stop() -> None:
 
 
 def flush_once(publish: bool = True) -> None:
-    """One pass of the flusher (worker thread); ``publish`` also sends changed counts."""
+    """One pass of the flusher (worker thread); ``publish`` also sends changed counts and
+    does the once-a-second chores."""
     live.flush_refused()
     if publish:
         live_counts.publish_changed()
         live.drop_idle()
+        checkpoint_wal()
 
 
 async def _flush_forever() -> None:

@@ -11,13 +11,32 @@ Waiting longer than the busy timeout fails as SQLite would: "database is locked"
 
 from __future__ import annotations
 
+import logging
 import threading
 from typing import Any
 
-from django.db import OperationalError
+from django.db import OperationalError, connection
 from django.db.backends.sqlite3 import base
 
+logger = logging.getLogger(__name__)
+
 _write_lock = threading.Lock()
+
+
+def checkpoint_wal(database: Any = None) -> None:
+    """Copy the pages written since the last checkpoint from the WAL into the database,
+    waiting for no reader or writer (PASSIVE), so that no commit has to do it under the
+    write lock (see boggle_site.env.SQLITE_WAL_AUTOCHECKPOINT_PAGES). Called once a second
+    from a background thread of each web process, on its ``connection`` unless
+    ``database`` is given; nothing on other databases or an in-memory one (tests)."""
+    database = database if database is not None else connection
+    if database.vendor != "sqlite" or database.is_in_memory_db():
+        return
+    try:
+        with database.cursor() as cursor:
+            cursor.execute("PRAGMA wal_checkpoint(PASSIVE)")
+    except OperationalError:  # busy right now: the next second's try does it
+        logger.debug("WAL checkpoint skipped", exc_info=True)
 
 
 class DatabaseWrapper(base.DatabaseWrapper):
