@@ -9,6 +9,11 @@ Unless ``--url`` is given the site is started as ``bench/load.py`` does in its e
 stopped at the end. With ``--url`` the server's RSS is read from ``--pid``, or from the
 process listening on the URL's port when this machine can see it.
 
+The attacker connects to this machine's LAN address (``--attacker-address``), so the site
+sees it come from an address that is not its own, as it would see a player's phone or a
+script elsewhere; the honest players use 127.0.0.1. ``--attacker-address loopback`` attacks
+from 127.0.0.1, which the site never rate-limits (it is the host's own machine).
+
 Eight honest players share one room and play an untimed round throughout, each sending one
 word the board spells (the repository's solver) per second; their verdict latency (send to
 the ``verdict`` with that ``client_id``) is measured first for ``--idle-seconds`` (10) with
@@ -68,6 +73,7 @@ import load
 import psutil
 from websockets.asyncio.client import ClientConnection, connect
 
+from boggle_site import network
 from vision.loading import MAX_FULL_DECODE_PIXELS
 
 MB = 1024 * 1024
@@ -432,8 +438,11 @@ class Outcome:
 
 
 class Bench:
-    def __init__(self, base: str, sampler: RssSampler, server_log: ServerLog | None) -> None:
+    def __init__(
+        self, base: str, attacker_base: str, sampler: RssSampler, server_log: ServerLog | None
+    ) -> None:
         self.base = base
+        self.attacker_base = attacker_base
         self.sampler = sampler
         self.server_log = server_log
         self.table = HonestTable(base)
@@ -555,7 +564,7 @@ async def attack_huge_body(bench: Bench, outcome: Outcome) -> None:
         for chunked in (False, True):
             since = time.monotonic()
             status, seconds, sent, how = await raw_post(
-                bench.base, path, HUGE_BODY_BYTES, chunked, content_type
+                bench.attacker_base, path, HUGE_BODY_BYTES, chunked, content_type
             )
             if status:
                 outcome.http_statuses[status] += 1
@@ -567,11 +576,11 @@ async def attack_huge_body(bench: Bench, outcome: Outcome) -> None:
 
 
 async def attack_ws_flood(bench: Bench, outcome: Outcome, seconds: float = 15.0) -> None:
-    _, me = await join_room(bench.base, bench.table.code, "flooder")
+    _, me = await join_room(bench.attacker_base, bench.table.code, "flooder")
     assert me is not None, "the flooder could not join"
     # max_queue=1: the client library stops reading from the TCP socket once one message
     # waits, and nothing here ever reads: the server's answers pile up on its side.
-    ws = await open_socket(ws_url(bench.base, me.code, me.token), max_queue=1)
+    ws = await open_socket(ws_url(bench.attacker_base, me.code, me.token), max_queue=1)
     frame = json.dumps({"type": "x" * 4000})
     sent, stopped = 0, ""
     start = time.monotonic()
@@ -609,14 +618,15 @@ async def attack_ws_flood(bench: Bench, outcome: Outcome, seconds: float = 15.0)
 
 
 async def attack_join_many(bench: Bench, outcome: Outcome, seconds: float = 15.0) -> None:
+    joins_start = time.monotonic()
     results = await asyncio.gather(
-        *(join_room(bench.base, bench.table.code, f"mob{index}") for index in range(40))
+        *(join_room(bench.attacker_base, bench.table.code, f"mob{index}") for index in range(40))
     )
     mob: list[Player] = []
     for result, me in results:
         outcome.http_statuses[result.status] += 1
         if me is not None:
-            mob.append(Player(bench.base, me))
+            mob.append(Player(bench.attacker_base, me))
     refused = sum(1 for result, _ in results if result.status == 429)
     outcome.note(
         f"40 joins: {dict(sorted(outcome.http_statuses.items()))}; {refused} refused with 429"
@@ -627,9 +637,16 @@ async def attack_join_many(bench: Bench, outcome: Outcome, seconds: float = 15.0
     outcome.note(
         f"{len(playing)} of {len(players)} mob sockets open; 8 words/s each for {seconds:.0f} s"
     )
-    stop_at = time.monotonic() + seconds
+    play_start = time.monotonic()
+    stop_at = play_start + seconds
     await asyncio.gather(
         *(p.play(bench.table.words, 8.0, lambda: time.monotonic() >= stop_at) for p in playing)
+    )
+    joining = load.percentile(bench.table.latencies(joins_start, play_start), 95)
+    playing_p95 = load.percentile(bench.table.latencies(play_start, time.monotonic()), 95)
+    outcome.note(
+        f"honest p95 while the mob joined ({play_start - joins_start:.1f} s): {joining or 0:.0f} ms;"
+        f" while it played: {playing_p95 or 0:.0f} ms"
     )
     verdicts = sum(len(p.latencies) for p in playing)
     errors: Counter[str] = Counter()
@@ -695,25 +712,25 @@ def upload(base: str, code: str, token: str, body: bytes, content_type: str) -> 
 
 def upload_png(bench: Bench, room: Credentials, side: int) -> load.HttpResult:
     body, content_type = multipart("photo", "bomb.png", bomb_png(side))
-    return upload(bench.base, room.code, room.token, body, content_type)
+    return upload(bench.attacker_base, room.code, room.token, body, content_type)
 
 
 async def attack_photo_bombs(bench: Bench, outcome: Outcome, wait: float = 45.0) -> None:
     # The largest PNG the site decodes, and one over the limit (refused from its header).
     side = math.isqrt(MAX_FULL_DECODE_PIXELS)
     refused = await asyncio.to_thread(
-        upload_png, bench, await create_room(bench.base, "bomber"), 7070
+        upload_png, bench, await create_room(bench.attacker_base, "bomber"), 7070
     )
     outcome.http_statuses[refused.status] += 1
     outcome.note(f"a 7070x7070 PNG: {refused.status} {refused.error}")
     png = await asyncio.to_thread(bomb_png, side)
     body, content_type = multipart("photo", "bomb.png", png)
     outcome.note(f"the PNG: {side}x{side}, {len(png):,} bytes")
-    rooms = [await create_room(bench.base, f"bomber{index}") for index in range(3)]
+    rooms = [await create_room(bench.attacker_base, f"bomber{index}") for index in range(3)]
     uploads = [room for room in rooms for _ in range(3)]
     results = await asyncio.gather(
         *(
-            asyncio.to_thread(upload, bench.base, r.code, r.token, body, content_type)
+            asyncio.to_thread(upload, bench.attacker_base, r.code, r.token, body, content_type)
             for r in uploads
         )
     )
@@ -732,7 +749,10 @@ async def attack_photo_bombs(bench: Bench, outcome: Outcome, wait: float = 45.0)
         statuses = Counter()
         for room, photo_id in photos:
             answer = await http(
-                bench.base, "GET", f"/api/rooms/{room.code}/photos/{photo_id}", token=room.token
+                bench.attacker_base,
+                "GET",
+                f"/api/rooms/{room.code}/photos/{photo_id}",
+                token=room.token,
             )
             outcome.http_statuses[answer.status] += 1
             photo = answer.body.get("photo", {}) if isinstance(answer.body, dict) else {}
@@ -748,9 +768,9 @@ async def attack_photo_bombs(bench: Bench, outcome: Outcome, wait: float = 45.0)
 async def attack_socket_swarm(
     bench: Bench, outcome: Outcome, count: int = 2000, ghost_after: float = 30.0
 ) -> None:
-    _, me = await join_room(bench.base, bench.table.code, "swarm")
+    _, me = await join_room(bench.attacker_base, bench.table.code, "swarm")
     assert me is not None, "the swarm player could not join"
-    url = ws_url(bench.base, me.code, me.token)
+    url = ws_url(bench.attacker_base, me.code, me.token)
     gate = asyncio.Semaphore(100)
     failures: Counter[str] = Counter()
 
@@ -797,14 +817,14 @@ async def attack_deep_json(bench: Bench, outcome: Outcome) -> None:
     deep = nested(5000)
     http_answers: Counter[str] = Counter()
     for _ in range(20):
-        result = await asyncio.to_thread(raw_json_post, bench.base, "/api/rooms", deep)
+        result = await asyncio.to_thread(raw_json_post, bench.attacker_base, "/api/rooms", deep)
         outcome.http_statuses[result.status] += 1
         http_answers[f"{result.status} {result.error}"] += 1
     outcome.note(f"20 POST /api/rooms nested 5,000 deep: {dict(http_answers)}")
     for depth in (5000, 2000):
-        _, me = await join_room(bench.base, bench.table.code, f"deep{depth}")
+        _, me = await join_room(bench.attacker_base, bench.table.code, f"deep{depth}")
         assert me is not None, "the deep-json player could not join"
-        player = Player(bench.base, me)
+        player = Player(bench.attacker_base, me)
         await player.open()
         text = f'{{"type": "submit", "word": {nested(depth)}}}'
         sent = 0
@@ -928,9 +948,28 @@ def print_report(bench: Bench, outcomes: list[Outcome]) -> None:
 # -------------------------------------------------------------------------------- main
 
 
-def site_args(url: str | None, keep_tmp: bool) -> argparse.Namespace:
+def attacker_address(choice: str) -> str:
+    """``auto``: this machine's LAN address, else loopback; ``loopback``: 127.0.0.1."""
+    if choice == "loopback":
+        return "127.0.0.1"
+    if choice == "auto":
+        return network.best_lan_address() or network.routed_address() or "127.0.0.1"
+    return choice
+
+
+def with_host(base: str, host: str) -> str:
+    parts = urllib.parse.urlsplit(base)
+    name = f"[{host}]" if ":" in host else host
+    return parts._replace(netloc=f"{name}:{parts.port}").geturl()
+
+
+def site_args(url: str | None, keep_tmp: bool, attacker: str) -> argparse.Namespace:
     """The options ``load.Site`` reads, for an embedded site (or none, with a URL)."""
+    remote = not network.is_loopback(attacker)
     return argparse.Namespace(
+        # Daphne listens on every address when the attacker comes from another one.
+        bind="0.0.0.0" if remote and ":" not in attacker else ("::" if remote else "127.0.0.1"),
+        extra_hosts=[attacker] if remote else [],
         url=[url] if url else None,
         mode="embedded",
         daphnes=1,
@@ -953,7 +992,9 @@ async def main_async(args: argparse.Namespace, site: load.Site) -> None:
     sampler.start()
     if pid is None:
         log("no server pid (give --pid): RSS is not measured")
-    bench = Bench(base, sampler, ServerLog(site) if site.processes else None)
+    attacker_base = with_host(base, args.attacker_address)
+    log(f"honest players use {base}; the attacker uses {attacker_base}")
+    bench = Bench(base, attacker_base, sampler, ServerLog(site) if site.processes else None)
     attacks: dict[str, Callable[[Outcome], Awaitable[None]]] = {
         "huge-body": lambda o: attack_huge_body(bench, o),
         "ws-flood": lambda o: attack_ws_flood(bench, o),
@@ -987,8 +1028,17 @@ def main() -> None:
     )
     parser.add_argument("--idle-seconds", type=float, default=10.0, help="idle measurement (10)")
     parser.add_argument("--keep-tmp", action="store_true", help="keep the site's temporary files")
+    parser.add_argument(
+        "--attacker-address",
+        default="auto",
+        metavar="auto|loopback|ADDRESS",
+        help="the address the attacker connects to (so the one the site sees it come from):"
+        " auto = this machine's LAN address (a client that is not this machine; the default),"
+        " loopback = 127.0.0.1, which the site never rate-limits",
+    )
     args = parser.parse_args()
-    site = load.Site(site_args(args.url, args.keep_tmp))
+    args.attacker_address = attacker_address(args.attacker_address)
+    site = load.Site(site_args(args.url, args.keep_tmp, args.attacker_address))
     try:
         site.start()
         asyncio.run(main_async(args, site))

@@ -617,7 +617,7 @@ class Site:
             DJANGO_SETTINGS_MODULE="boggle_site.settings",
             PYTHONUNBUFFERED="1",
             DJANGO_SECRET_KEY=secrets.token_urlsafe(50),
-            DJANGO_ALLOWED_HOSTS=ALLOWED_HOSTS,
+            DJANGO_ALLOWED_HOSTS=",".join([ALLOWED_HOSTS, *getattr(self.args, "extra_hosts", ())]),
         )
         env.setdefault("DJANGO_LOG_LEVEL", "WARNING")
         # Load runs send words, not photos: TensorFlow in the worker (or the embedded
@@ -647,7 +647,8 @@ class Site:
                 [
                     str(venv_bin / "daphne"),
                     "-b",
-                    "127.0.0.1",
+                    # bench/abuse.py's attacker comes from another of this machine's addresses
+                    getattr(self.args, "bind", "127.0.0.1"),
                     "-p",
                     str(port),
                     "boggle_site.asgi:application",

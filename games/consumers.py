@@ -131,6 +131,8 @@ class RoomConsumer(AsyncWebsocketConsumer):
     closed: bool = False
     # The token this socket is counted under (socket_limits.claim_token), until it closes.
     claimed_token: str | None = None
+    # The client's address, for the per-address limits (games.throttle); set on connect.
+    address: str = ""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -165,8 +167,9 @@ class RoomConsumer(AsyncWebsocketConsumer):
         await self.accept()
         code = self.scope["url_route"]["kwargs"]["code"]
         token = parse_qs(self.scope.get("query_string", b"").decode()).get("token", [None])[0]
+        self.address = throttle.scope_address(self.scope)
         try:
-            throttle.take(throttle.SOCKET, throttle.scope_address(self.scope))
+            throttle.take(throttle.SOCKET, self.address)
         except throttle.Throttled as error:
             await self._refuse_extra_socket(str(error))
             return
@@ -255,8 +258,9 @@ class RoomConsumer(AsyncWebsocketConsumer):
             kind = socket_limits.echo_type(message["type"])
         except GameError as error:
             refusal = error
-        # Every frame, readable or not, spends the rate limit.
-        if not take_token(self.player.id):
+        # Every frame, readable or not, spends the rate limits: the player's, then the
+        # address's (shared by every player joined from it).
+        if not take_token(self.player.id) or not throttle.allows(throttle.MESSAGE, self.address):
             if self.flood.overflowing():
                 # Replies to a client that keeps flooding (and may never read them) would
                 # pile up in the server's memory: close instead.

@@ -1,4 +1,5 @@
-"""Per-address rate limits: room creations, joins, unknown room codes, websockets opened.
+"""Per-address rate limits: room creations, joins, unknown room codes, websockets opened,
+websocket messages.
 
 Token buckets held in memory, so each limit applies per web process (three Daphnes behind
 a proxy let an address through up to three times as often, which still bounds abuse).
@@ -48,6 +49,10 @@ ROOM_MISS = Limit("room_miss", 20, 20, "too many unknown room codes from your ad
 # Websockets opened: one per page, a few more on reconnects; that LAN party's phones all at
 # once. A script opening hundreds costs the server a handshake each.
 SOCKET = Limit("socket", 120, 120, "too many connections from your address")
+# Websocket messages of all the address's players together, on top of each player's own
+# limit: players joined many times over must not multiply what one client can make the
+# server do. A household or a classroom behind one address types far fewer words a second.
+MESSAGE = Limit("message", 20 * 60, 100, "too many messages from your address")
 
 # Buckets kept before full (idle) ones are dropped.
 KEEP_AT_LEAST = 1024
@@ -128,7 +133,7 @@ def _prune(now: float) -> None:
     global _next_prune
     if len(_buckets) < _next_prune:
         return
-    limits = {limit.name: limit for limit in (CREATE, JOIN, ROOM_MISS, SOCKET)}
+    limits = {limit.name: limit for limit in (CREATE, JOIN, ROOM_MISS, SOCKET, MESSAGE)}
     for name, key in list(_buckets):
         limit = limits.get(name)
         if limit is None or _tokens(limit, key, now) >= limit.burst:
@@ -149,6 +154,15 @@ def take(limit: Limit, address: str, refuse: bool = True) -> None:
             raise _refuse(limit, tokens)
         _buckets[(limit.name, key)] = (max(0.0, tokens - 1), now)
         _prune(now)
+
+
+def allows(limit: Limit, address: str) -> bool:
+    """``take`` without the exception: False (and nothing counted) when the bucket is empty."""
+    try:
+        take(limit, address)
+    except Throttled:
+        return False
+    return True
 
 
 def check(limit: Limit, address: str) -> None:

@@ -18,6 +18,7 @@ from tests.games.ws_helpers import (
     collect,
     connect,
     create_room,
+    join_room,
     open_socket,
     receive,
     receive_until,
@@ -207,6 +208,44 @@ async def test_sockets_opened_from_one_address_are_limited(monkeypatch):
             assert (await receive(comms[-1]))["type"] == "state"
     finally:
         for comm in comms:
+            await comm.disconnect()
+        throttle.reset()
+
+
+async def test_players_joined_from_one_address_share_its_message_budget(monkeypatch):
+    """Joining many times over does not multiply what one address may send: once the
+    address's budget is spent, a player with a full bucket of their own is refused too,
+    while a player from another address is not."""
+    throttle.reset()
+    monkeypatch.setattr(
+        throttle, "MESSAGE", throttle.Limit("message", 0.01, 3, "too many from you")
+    )
+    ann = await create_room()
+    bob = await join_room(ann.code, "Bob")
+    cy = await join_room(ann.code, "Cy")
+
+    async def socket_from(player, address: str) -> WebsocketCommunicator:
+        comm = WebsocketCommunicator(application, f"/ws/rooms/{ann.code}/?token={player.token}")
+        comm.scope["client"] = [address, 40000]
+        connected, _ = await comm.connect()
+        assert connected
+        await receive_until(comm, "state")
+        return comm
+
+    ann_comm = await socket_from(ann, "203.0.113.5")
+    bob_comm = await socket_from(bob, "203.0.113.5")
+    cy_comm = await socket_from(cy, "198.51.100.7")
+    try:
+        for request_id in range(3):  # the address's whole budget, well within Ann's own
+            await ann_comm.send_to(text_data=json.dumps({"type": "ping", "request_id": request_id}))
+            assert (await receive_until(ann_comm, "pong"))["request_id"] == request_id
+        await bob_comm.send_to(text_data=json.dumps({"type": "ping", "request_id": "b"}))
+        error = await next_error(bob_comm)
+        assert (error["code"], error["request_id"]) == ("rate_limited", "b")
+        await cy_comm.send_to(text_data=json.dumps({"type": "ping", "request_id": "c"}))
+        assert (await receive_until(cy_comm, "pong"))["request_id"] == "c"
+    finally:
+        for comm in (ann_comm, bob_comm, cy_comm):
             await comm.disconnect()
         throttle.reset()
 
