@@ -4,11 +4,24 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from django.db.models import Sum
 
 from games import live, live_counts, presenters
 from games.lexicons import available_dictionaries
 from games.models import Player, Room, Round, Submission
+
+# Parts of a room's state that other apps own (the photos app: the board photo being read
+# or read and not yet used), added by their AppConfig.ready: games does not import them.
+StatePart = Callable[[Room, Round | None], dict[str, Any]]
+_parts: list[StatePart] = []
+
+
+def add_state_part(part: StatePart) -> None:
+    if part not in _parts:
+        _parts.append(part)
 
 
 def room_totals(room: Room) -> dict[int, int]:
@@ -61,7 +74,7 @@ def room_state(room: Room, viewer: Player | None = None) -> dict:
             ended_results = results(current)
         if viewer is not None:
             mine = list(Submission.objects.filter(round=current, player=viewer).order_by("id"))
-    return presenters.room_state(
+    state = presenters.room_state(
         room,
         viewer,
         players,
@@ -72,3 +85,6 @@ def room_state(room: Room, viewer: Player | None = None) -> dict:
         ended_results,
         available_dictionaries(),
     )
+    for part in _parts:
+        state.update(part(room, current))
+    return state

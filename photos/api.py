@@ -23,7 +23,7 @@ from PIL import Image, UnidentifiedImageError
 from games import checks, throttle
 from games.api import json_api, viewer
 from games.exceptions import GameError, InvalidInput, NotAPlayer, RateLimited
-from games.models import Player, Room
+from games.models import Player, Room, Round
 from photos.models import BoardPhoto
 from vision.errors import ImageTooLargeError, NotAnImageError
 from vision.loading import (
@@ -77,6 +77,31 @@ def photo_dict(photo: BoardPhoto) -> dict:
         "error": photo.error or None,
         "created_at": int(photo.created_at.timestamp() * 1000),
     }
+
+
+def pending_photo(room: Room, current: Round | None) -> BoardPhoto | None:
+    """The room's latest photo while it still matters: uploaded since the latest round
+    started (or before any round), and, once read, not yet used as the next board."""
+    photo = room.photos.order_by("-created_at", "-pk").first()
+    if photo is None:
+        return None
+    if (
+        current is not None
+        and current.starts_at is not None
+        and photo.created_at < current.starts_at
+    ):
+        return None  # a photo of a board already played
+    board = (photo.result or {}).get("board")
+    if photo.status == BoardPhoto.Status.READ and board and board == room.next_board:
+        return None  # the host used it
+    return photo
+
+
+def photo_state(room: Room, current: Round | None) -> dict:
+    """The room state's ``photo``: a reload or a reconnect shows the photo being read, or
+    read and not yet used, again (games.state.add_state_part)."""
+    photo = pending_photo(room, current)
+    return {"photo": None if photo is None else photo_dict(photo)}
 
 
 def _player(request: HttpRequest, room: Room) -> Player:

@@ -22,12 +22,10 @@ from django.db import transaction
 
 from games import events
 from photos.models import BoardPhoto
-from vision.errors import ImageError, ModelError, VisionError
+from vision.confidence import DOUBTFUL_BELOW
+from vision.errors import BoardNotFoundError, ModelError, VisionError
 
 logger = logging.getLogger(__name__)
-
-# Dice read with less confidence than this are marked doubtful on the page.
-DOUBTFUL_BELOW = 0.8
 
 # Readings run at a lower CPU priority than the rest of the process (the TensorFlow threads
 # they start inherit it): in a web process, answering players' words comes first.
@@ -145,6 +143,7 @@ def read_bytes(data: bytes, room_side: int) -> dict[str, Any]:
     result = reading.as_dict()
     result["board"] = reading.text()
     result["filled"] = reading.filled
+    result["doubtful"] = [[value < DOUBTFUL_BELOW for value in row] for row in reading.confidence]
     result["note"] = size_note(reading.rows, reading.cols, room_side)
     return result
 
@@ -161,8 +160,8 @@ def _user_message(error: VisionError) -> str:
         logger.error("board reading unavailable: %s", error)
         return "reading boards from photos is not available on this server right now"
     message = str(error)
-    if not isinstance(error, ImageError):  # no board found in a valid picture
-        message += "; take the photo from straight above with the whole board in view"
+    if isinstance(error, BoardNotFoundError):  # no board in a valid picture: what to change
+        message += f"; {error.advice}"
     return message
 
 

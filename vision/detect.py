@@ -1,13 +1,17 @@
-"""Find die centres in a photo with the heat-map detector, in up to three passes.
+"""Find die centres in a photo with the heat-map detector, in passes.
 
-Pass 1 looks at the whole photo shrunk to 192 pixels and finds where the dice are. Pass 2
-looks again at a square window around them, so small boards in large photos are seen at a
-useful resolution, and pass 3 re-centres on what pass 2 found. Peaks of a heat map are die
-centres; the caller fits a grid to the last pass's peaks, or an earlier pass's if that fails.
+Pass 1 looks at the whole photo shrunk to 192 pixels and finds where die-like things are.
+They are grouped into clusters; the cluster with the most heat is most likely the board,
+but on a busy tablecloth it may be the clutter, so up to ``MAX_REGIONS`` clusters are
+tried in turn. For each, pass 2 looks again at a square window around it, so small boards
+in large photos are seen at a useful resolution, and pass 3 re-centres on what pass 2
+found. Peaks of a heat map are die centres; the caller fits a grid to each pass's peaks,
+the latest pass of the likeliest cluster first, until one fits.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import cv2
@@ -25,6 +29,8 @@ REGION_SHARE = 0.5
 # Peaks closer than this many die spacings belong to one board (generous: a board seen at
 # a low angle has rows far closer together than columns).
 CLUSTER_LINK = 2.6
+# Clusters of pass 1 looked at more closely, the most heat first, before giving up.
+MAX_REGIONS = 3
 # Side of the first pass's view of the whole photo (the network takes any multiple of 16).
 COARSE_INPUT = 192
 # Window side for passes 2 and 3, relative to the found dice region's larger side.
@@ -119,19 +125,28 @@ def find_peaks(
 
 
 def dice_region(points: np.ndarray, scores: np.ndarray) -> tuple[float, float, float, float] | None:
-    """Box (x0, y0, x1, y1), in heat-map cells, around the main cluster of die peaks.
+    """Box (x0, y0, x1, y1), in heat-map cells, around the main cluster of die peaks (the
+    first of ``dice_regions``), or None."""
+    regions = dice_regions(points, scores)
+    return regions[0] if regions else None
+
+
+def dice_regions(
+    points: np.ndarray, scores: np.ndarray, limit: int = MAX_REGIONS
+) -> list[tuple[float, float, float, float]]:
+    """Boxes (x0, y0, x1, y1), in heat-map cells, around clusters of die peaks, the
+    cluster with the most heat first, at most ``limit`` of them.
 
     Only confident peaks (``REGION_SHARE`` of the best heat) take part. Peaks closer than
-    ``CLUSTER_LINK`` spacings are one cluster (a board); the cluster with the most heat
-    wins, so stray detections elsewhere in the photo are left out.
+    ``CLUSTER_LINK`` spacings are one cluster (a board, or a patch of clutter).
     """
     if len(points) == 0 or scores.max() < PEAK_THRESHOLD:
-        return None
+        return []
     keep = scores >= REGION_SHARE * scores.max()
     points, scores = merge_close(points[keep], scores[keep])
     if len(points) < 2:
         x, y = points[0]
-        return x - 2, y - 2, x + 2, y + 2
+        return [(x - 2, y - 2, x + 2, y + 2)]
     distance = np.linalg.norm(points[:, None] - points[None], axis=-1)
     np.fill_diagonal(distance, np.inf)
     # The die spacing, from the strongest peaks: dice outscore strays, which may be many
@@ -147,10 +162,15 @@ def dice_region(points: np.ndarray, scores: np.ndarray) -> tuple[float, float, f
             break
         label = updated
     totals = np.bincount(label, weights=scores)
-    members = points[label == int(totals.argmax())]
-    low = members.min(axis=0) - 0.7 * spacing
-    high = members.max(axis=0) + 0.7 * spacing
-    return float(low[0]), float(low[1]), float(high[0]), float(high[1])
+    regions = []
+    for cluster in np.argsort(-totals)[:limit]:
+        if totals[cluster] <= 0:
+            break
+        members = points[label == int(cluster)]
+        low = members.min(axis=0) - 0.7 * spacing
+        high = members.max(axis=0) + 0.7 * spacing
+        regions.append((float(low[0]), float(low[1]), float(high[0]), float(high[1])))
+    return regions
 
 
 class DiceDetector:
@@ -164,27 +184,36 @@ class DiceDetector:
         batch = window[None].astype(np.float32)
         return np.asarray(self._predict(batch))[0, ..., 0]
 
-    def candidates(self, image: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
-        """Die centres (N, 2) in photo pixels with their heats, from successive passes.
-
-        Pass 1 sees the whole photo; passes 2 and 3 see a window around the dice found by
-        the pass before. The last pass comes first in the list: it sees the dice largest.
+    def candidates(self, image: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """Die centres (N, 2) in photo pixels with their heats, pass after pass, computed
+        only as the caller asks for more: passes 3 then 2 around the likeliest cluster of
+        pass 1, then around the next clusters, and pass 1 itself last.
         Raises GridNotFoundError when the first pass finds no dice at all.
         """
-        window = whole_photo_window(image, COARSE_INPUT)
+        whole = whole_photo_window(image, COARSE_INPUT)
+        points, scores = find_peaks(self.heat(whole.pixels))
+        if len(points) == 0:
+            raise GridNotFoundError("no grid found")
+        for region in dice_regions(points, scores):
+            yield from self._closer_looks(image, whole, region)
+        yield whole.to_photo(heat_to_pixel(points)), scores
+
+    def _closer_looks(
+        self, image: np.ndarray, window: Window, region: tuple[float, float, float, float]
+    ) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Passes 2 and 3 around ``region`` of ``window``'s heat map, the latest first."""
         found: list[tuple[np.ndarray, np.ndarray]] = []
-        for _ in range(3):
-            points, scores = find_peaks(self.heat(window.pixels))
-            if len(points) == 0:
-                break
-            found.insert(0, (window.to_photo(heat_to_pixel(points)), scores))
-            region = dice_region(points, scores)
-            if region is None:
-                break
+        for _ in range(2):
             corners = window.to_photo(heat_to_pixel(np.array(region).reshape(2, 2)))
             center = corners.mean(axis=0)
             side = WINDOW_MARGIN * float((corners[1] - corners[0]).max())
             window = square_window(image, (center[0], center[1]), side)
-        if not found:
-            raise GridNotFoundError("no grid found")
+            points, scores = find_peaks(self.heat(window.pixels))
+            if len(points) == 0:
+                break
+            found.insert(0, (window.to_photo(heat_to_pixel(points)), scores))
+            next_region = dice_region(points, scores)
+            if next_region is None:
+                break
+            region = next_region
         return found

@@ -5,7 +5,8 @@ the person who took the photo. Two families:
 
 - ``ImageError``: the input is not a usable picture (not an image, corrupt, too large or too
   small, unreadable file).
-- ``BoardNotFoundError``: the picture is fine but no board of dice could be read from it.
+- ``BoardNotFoundError``: the picture is fine but no board of dice could be read from it;
+  its ``advice`` tells the photographer what to do about it.
 """
 
 from __future__ import annotations
@@ -44,15 +45,37 @@ class ImageTooSmallError(ImageError):
 
 
 class BoardNotFoundError(VisionError):
-    """No board of dice could be found in an otherwise valid photo."""
+    """No board of dice could be found in an otherwise valid photo. ``advice`` says what
+    the person taking the photo should change (each kind of failure has its own)."""
+
+    advice = "take the photo from straight above with the whole board in view"
 
 
 class GridNotFoundError(BoardNotFoundError):
     """Nothing that looks like a grid of dice is in the photo."""
 
+    advice = "fill the frame with the board, from straight above, in good light"
+
+
+class ClutteredPhotoError(GridNotFoundError):
+    """Many things in the photo look like dice, and no board stands out among them."""
+
+    advice = "clear the table around the board, or come closer so that the board fills the frame"
+
+
+class DiceTooSmallError(BoardNotFoundError):
+    """A grid was found, but its dice are too few pixels across to be read reliably."""
+
+    advice = "move closer: the board should fill most of the photo"
+
+    def __init__(self, pixels: float) -> None:
+        self.pixels = pixels
+        super().__init__(f"the dice are too small in this photo ({pixels:.0f} pixels across)")
+
 
 class DiceCountError(BoardNotFoundError):
-    """Dice were found, but not in a number that makes a supported board."""
+    """Dice were found, but not in a number that makes a supported board (the sides of
+    dice taken from a low angle, a board cut off by the frame, other dice nearby)."""
 
     def __init__(self, found: int, expected: tuple[int, ...]) -> None:
         self.found = found

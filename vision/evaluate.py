@@ -2,7 +2,9 @@
 
 The labels have no rows or columns, so each labelled die is matched to the read die whose
 centre is nearest; it counts as right when that centre is within half a die spacing and the
-face agrees. A board is right when every die is right and the dice counts agree.
+face agrees. A board is right when every die is right and the dice counts agree. A wrong
+die read with a confidence at or above ``DOUBTFUL_BELOW`` is a *silent* error: the page
+would not mark it for the host to check.
 """
 
 from __future__ import annotations
@@ -11,8 +13,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from vision.conditions import Condition
+from vision.confidence import DOUBTFUL_BELOW
 from vision.dataset import LabelledPhoto
 from vision.errors import VisionError
+from vision.loading import load_image
 from vision.recognize import BoardReader, BoardReading
 
 
@@ -25,6 +30,7 @@ class PhotoResult:
     right: int
     error: str | None = None
     mistakes: list[tuple[str, str]] = field(default_factory=list)  # (labelled, read)
+    silent: int = 0  # wrong dice read with confidence >= DOUBTFUL_BELOW
 
     @property
     def board_right(self) -> bool:
@@ -49,6 +55,10 @@ class Report:
     def boards_right(self) -> int:
         return sum(result.board_right for result in self.results)
 
+    @property
+    def silent(self) -> int:
+        return sum(result.silent for result in self.results)
+
     def summary(self) -> str:
         boards = len(self.results)
         return (
@@ -57,43 +67,57 @@ class Report:
         )
 
 
-def score_reading(photo: LabelledPhoto, reading: BoardReading) -> PhotoResult:
-    """Compare one reading with the photo's labels."""
+def score_reading(
+    photo: LabelledPhoto, reading: BoardReading, labelled: np.ndarray | None = None
+) -> PhotoResult:
+    """Compare one reading with the photo's labels (``labelled``: the labelled centres
+    where a condition moved them; the photo's own by default)."""
     centers = np.array(reading.centers, np.float64).reshape(-1, 2)
     faces = [face for row in reading.letters for face in row]
-    labelled = photo.centers()
+    confidence = [value for row in reading.confidence for value in row]
+    labelled = photo.centers() if labelled is None else labelled
     spacing = _spacing(labelled)
     distance = np.linalg.norm(labelled[:, None, :] - centers[None, :, :], axis=-1)
     nearest = distance.argmin(axis=1)
-    right = 0
+    right = silent = 0
     mistakes = []
     for index, die in enumerate(photo.dice):
-        read = faces[nearest[index]] if distance[index, nearest[index]] < spacing / 2 else "?"
+        found = distance[index, nearest[index]] < spacing / 2
+        read = faces[nearest[index]] if found else "?"
         if read == die.face:
             right += 1
-        else:
-            mistakes.append((die.face, read))
+            continue
+        mistakes.append((die.face, read))
+        if found and confidence[nearest[index]] >= DOUBTFUL_BELOW:
+            silent += 1
+    error = None
     if len(faces) != len(photo.dice):
-        return PhotoResult(
-            photo.path.name,
-            len(photo.dice),
-            right,
-            f"read {len(faces)} dice, labelled {len(photo.dice)}",
-            mistakes,
-        )
-    return PhotoResult(photo.path.name, len(photo.dice), right, None, mistakes)
+        error = f"read {len(faces)} dice, labelled {len(photo.dice)}"
+    return PhotoResult(photo.path.name, len(photo.dice), right, error, mistakes, silent)
 
 
-def evaluate(reader: BoardReader, photos: list[LabelledPhoto]) -> Report:
-    """Read every photo (grid size not given) and score it."""
+def evaluate(
+    reader: BoardReader,
+    photos: list[LabelledPhoto],
+    condition: Condition | None = None,
+    seed: int = 0,
+) -> Report:
+    """Read every photo (grid size not given), changed by ``condition`` if given (its
+    random choices seeded per photo), and score it."""
     results = []
-    for photo in photos:
+    for index, photo in enumerate(photos):
+        labelled = None
         try:
-            reading = reader.read(photo.path)
+            if condition is None:
+                reading = reader.read(photo.path)
+            else:
+                rng = np.random.default_rng([seed, index])
+                image, labelled = condition(rng, load_image(photo.path), photo.centers())
+                reading = reader.read(image)
         except VisionError as error:
             results.append(PhotoResult(photo.path.name, len(photo.dice), 0, str(error)))
             continue
-        results.append(score_reading(photo, reading))
+        results.append(score_reading(photo, reading, labelled))
     return Report(results)
 
 

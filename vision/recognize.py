@@ -17,7 +17,13 @@ from PIL import Image
 from vision.classify import DieClassifier
 from vision.crops import cut_dice
 from vision.detect import DiceDetector
-from vision.errors import BoardNotFoundError, VisionError
+from vision.errors import (
+    BoardNotFoundError,
+    ClutteredPhotoError,
+    DiceTooSmallError,
+    GridNotFoundError,
+    VisionError,
+)
 from vision.lattice import SIDES, GridFit, fit_grid
 from vision.loading import ImageSource, Photo, load_photo
 from vision.nets import CLASSIFIER_INPUT
@@ -29,6 +35,13 @@ CLASSIFIER_FILE = "die_classifier.keras"
 # Large JPEGs are decoded at a reduced scale down to this side (pixels): still at least
 # 50 pixels a die for a 6x6 board filling a third of the photo, and 5-10x faster.
 WORK_SIDE = 1600
+# Dice closer than this (pixels between centres, in the picture the classifier reads) are
+# too small to read reliably: the reader asks the photographer to move closer instead of
+# returning a grid of doubtful guesses.
+MIN_DIE_PIXELS = 12.0
+# No grid, and this many more die-like peaks in the whole photo than around the likeliest
+# board: clutter.
+CLUTTER_PEAKS = 12
 
 
 @dataclass(frozen=True)
@@ -122,14 +135,32 @@ class BoardReader:
         return BoardReading(grid.rows, grid.cols, letters, confidence, coords, fit.missing)
 
     def _fit(self, image: np.ndarray, sides: tuple[int, ...]) -> GridFit:
-        """The grid of the first detector pass (latest first) whose centres fit one."""
-        failure: VisionError | None = None
+        """The grid of the first detector pass (``DiceDetector.candidates``) whose centres
+        fit one.
+
+        The error says what the photographer should change: dice too small to read, with
+        a grid or without (``DiceTooSmallError``), many die-like things and no board among
+        them (``ClutteredPhotoError``), or else the likeliest board's own reason."""
+        failure: BoardNotFoundError | None = None
+        passes: list[tuple[np.ndarray, np.ndarray]] = []
         for points, scores in self.detector.candidates(image):
+            passes.append((points, scores))
             try:
-                return fit_grid(points, sides=sides, scores=scores)
+                fit = fit_grid(points, sides=sides, scores=scores)
             except BoardNotFoundError as error:
-                failure = failure or error  # report the last pass's reason
+                failure = failure or error  # report the likeliest board's reason
+                continue
+            if fit.grid.spacing() < MIN_DIE_PIXELS:
+                raise DiceTooSmallError(fit.grid.spacing())
+            return fit
         assert failure is not None
+        spacing = peak_spacing(*passes[0])
+        if spacing is not None and spacing < MIN_DIE_PIXELS:
+            raise DiceTooSmallError(spacing) from failure
+        # Peaks of the whole photo (the last pass) beyond those of the likeliest board.
+        strays = len(passes[-1][0]) - len(passes[0][0])
+        if isinstance(failure, GridNotFoundError) and strays >= CLUTTER_PEAKS:
+            raise ClutteredPhotoError(str(failure)) from failure
         raise failure
 
     def try_read(
@@ -140,3 +171,14 @@ class BoardReader:
             return self.read(source, size)
         except VisionError as error:
             return error
+
+
+def peak_spacing(points: np.ndarray, scores: np.ndarray) -> float | None:
+    """The usual distance between the strongest die peaks and their nearest neighbours
+    (pixels), or None for fewer than 4 peaks: how big the dice are, grid or not."""
+    if len(points) < 4:
+        return None
+    top = points[np.argsort(-np.asarray(scores))[:16]]
+    distance = np.linalg.norm(top[:, None] - top[None], axis=-1)
+    np.fill_diagonal(distance, np.inf)
+    return float(np.median(distance.min(axis=1)))

@@ -25,9 +25,16 @@ from PIL import Image, ImageDraw, ImageFont
 from vision.faces import BARRED, FACES
 from vision.lattice import Grid
 
-# Bold sans faces close to the ones printed on dice. Debian packages: fonts-dejavu-core,
-# fonts-dejavu-extra, fonts-liberation, fonts-urw-base35, fonts-freefont-ttf.
+# Faces close to the ones printed on dice: mostly bold sans, and serif ones (older and
+# French sets). Debian packages: fonts-dejavu-core, fonts-dejavu-extra, fonts-liberation,
+# fonts-urw-base35, fonts-freefont-ttf.
 FONT_CANDIDATES = (
+    "/usr/share/fonts/truetype/dejavu/DejaVuSerif-Bold.ttf",
+    "/usr/share/fonts/truetype/dejavu/DejaVuSerifCondensed-Bold.ttf",
+    "/usr/share/fonts/truetype/liberation/LiberationSerif-Bold.ttf",
+    "/usr/share/fonts/opentype/urw-base35/NimbusRoman-Bold.otf",
+    "/usr/share/fonts/opentype/urw-base35/C059-Bold.otf",
+    "/usr/share/fonts/truetype/freefont/FreeSerifBold.ttf",
     "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf",
     "/usr/share/fonts/truetype/dejavu/DejaVuSansCondensed-Bold.ttf",
     "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
@@ -78,8 +85,18 @@ def _font(path: str, size: int) -> ImageFont.FreeTypeFont:
     return ImageFont.truetype(path, size)
 
 
-def face_text(face: str) -> str:
-    """How a face is printed: ``"A"``, ``"Qu"``, ``"Th"``."""
+# How sets print the Qu die's face: "Qu" on most English sets, a plain "Q" on others
+# (French ones, for one), "QU" on a few. All of them are the Qu die.
+QU_PRINTS: tuple[tuple[str, float], ...] = (("Qu", 0.45), ("Q", 0.45), ("QU", 0.1))
+
+
+def face_text(face: str, rng: np.random.Generator | None = None) -> str:
+    """How a face is printed: ``"A"``, ``"Qu"`` (or, with ``rng``, one of the ways sets
+    print it: ``QU_PRINTS``), ``"Th"``."""
+    if face == "qu" and rng is not None:
+        prints = [text for text, _ in QU_PRINTS]
+        weights = [weight for _, weight in QU_PRINTS]
+        return prints[int(rng.choice(len(prints), p=weights))]
     return face[0].upper() + face[1:]
 
 
@@ -97,7 +114,7 @@ def draw_glyph(
             (start, start, start + side, start + side), radius=radius, fill=(*ink, 255)
         )
         return tile
-    text = face_text(face)
+    text = face_text(face, rng)
     scale = rng.uniform(0.52, 0.78) if len(text) == 1 else rng.uniform(0.38, 0.55)
     barred = face in BARRED and rng.random() < 0.85
     if fonts and rng.random() < 0.92:
@@ -164,14 +181,17 @@ def _draw_bar(
 
 def random_faces(rng: np.random.Generator, side: int) -> list[list[str]]:
     """Faces for a board: a roll of the real dice set of that size (so letters come as often
-    as on real boards), with a quarter of the dice replaced by any face at all (so rare
-    faces are seen too)."""
+    as on real boards), with a quarter of the dice replaced by any face at all and a few by
+    the Qu die (so rare faces, and the Qu die's several prints, are seen too)."""
     from solver.dice import DEFAULT_DICE_SET, roll
 
     board = roll(DEFAULT_DICE_SET[(side, side)], seed=int(rng.integers(2**31)))
     flat = list(board.faces)
     for index in range(len(flat)):
-        if rng.random() < 0.25:
+        draw = rng.random()
+        if draw < 0.06:  # the Qu die, one per set, is rare: seen more often here
+            flat[index] = "qu"
+        elif draw < 0.31:
             flat[index] = FACES[rng.integers(len(FACES))]
     return [flat[row * side : (row + 1) * side] for row in range(side)]
 

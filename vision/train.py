@@ -105,14 +105,16 @@ def photometric(rng: np.random.Generator, image: np.ndarray) -> np.ndarray:
         gray = cv2.cvtColor(np.ascontiguousarray(result), cv2.COLOR_RGB2GRAY)
         result = np.repeat(gray[..., None], 3, axis=2)
     values = result.astype(np.float32)
-    values = values * rng.uniform(0.6, 1.3) + rng.uniform(-30, 30)
+    # Now and then over-exposed, highlights blown out (a phone's flash, a lamp overhead).
+    gain = rng.uniform(1.3, 1.8) if rng.random() < 0.15 else rng.uniform(0.6, 1.3)
+    values = values * gain + rng.uniform(-30, 30)
     values *= rng.uniform(0.85, 1.15, 3)
     # numpy and cv2 keep float32 here; copy=False makes these astype calls no-ops.
     values = (255 * (np.clip(values, 0, 255) / 255) ** rng.uniform(0.7, 1.4)).astype(
         np.float32, copy=False
     )
-    if rng.random() < 0.3:
-        values = cv2.GaussianBlur(values, (0, 0), rng.uniform(0.3, 1.5)).astype(
+    if rng.random() < 0.35:  # out of focus, up to a sigma of 2.5 pixels
+        values = cv2.GaussianBlur(values, (0, 0), rng.uniform(0.3, 2.5)).astype(
             np.float32, copy=False
         )
     if rng.random() < 0.3:
@@ -138,8 +140,17 @@ def detector_sample(
         side = float((high - low).max()) * rng.uniform(1.1, 1.7)
         center = (low + high) / 2 + rng.normal(0, 0.06, 2) * side
         scale = out / side
+    small = len(source.centers) > 0 and mode < 0.3 and rng.random() < 0.4
+    if small:  # the whole photo small in a busy frame: a board far away on a tablecloth
+        scale *= rng.uniform(0.3, 0.7)
     matrix = _view_matrix(rng, center, scale, out)
-    window = photometric(rng, _warp(source.image, matrix, out, pad))
+    view = _warp(source.image, matrix, out, pad)
+    if small:
+        from vision.synth import random_background
+
+        inside = _warp(np.full(source.image.shape[:2], 255, np.uint8), matrix, out, 0) > 127
+        view = np.where(inside[..., None], view, random_background(rng, out, out))
+    window = photometric(rng, view)
     points = source.centers @ matrix[:2, :2].T + matrix[:2, 2] if len(source.centers) else []
     spacing = source.spacing * float(np.sqrt(abs(np.linalg.det(matrix[:2, :2]))))
     return window, heat_target(np.asarray(points).reshape(-1, 2), spacing, out // stride, stride)

@@ -1,5 +1,6 @@
 """Board from a photo in real browsers: Bob sends a photo from his phone, both see the read
-grid, Ann (host) confirms it and round 1 plays it; then Ann types a board for round 2."""
+grid (Ann still after a reload), Ann (host) confirms it and round 1 plays it; then Ann types
+a board for round 2."""
 
 from __future__ import annotations
 
@@ -48,6 +49,10 @@ def test_a_board_from_a_photo_then_a_typed_board(site, browser) -> None:
 
         for page in (ann, bob):
             expect(page.locator("#photo-grid .die-input")).to_have_count(16, timeout=60_000)
+        values = ann.locator("#photo-grid .die-input").evaluate_all("d => d.map(i => i.value)")
+        assert [v.lower() for v in values] == [face for row in PHOTO_BOARD for face in row]
+        ann.reload()  # the read photo is part of the room's state: it comes back
+        expect(ann.locator("#photo-grid .die-input")).to_have_count(16, timeout=20_000)
         values = ann.locator("#photo-grid .die-input").evaluate_all("d => d.map(i => i.value)")
         assert [v.lower() for v in values] == [face for row in PHOTO_BOARD for face in row]
         expect(bob.locator("#photo-host-note")).to_be_visible()

@@ -29,7 +29,12 @@ from tests.games.ws_helpers import (
     tear_down,
     two_players,
 )
-from vision.errors import GridNotFoundError
+from vision.errors import (
+    ClutteredPhotoError,
+    DiceCountError,
+    DiceTooSmallError,
+    GridNotFoundError,
+)
 from vision.recognize import BoardReading
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -262,15 +267,59 @@ async def test_a_board_of_another_size_is_returned_with_a_note(fake_reader):
     assert reply["type"] == "error" and reply["code"] == "invalid"
 
 
-async def test_no_board_in_the_photo_is_board_unreadable(fake_reader):
-    fake_reader.reading = GridNotFoundError("no grid of dice in the photo")
+@pytest.mark.parametrize(
+    ("error", "message"),
+    [
+        (GridNotFoundError("no grid found"), "no grid found; fill the frame with the board"),
+        (
+            ClutteredPhotoError("no grid found"),
+            "no grid found; clear the table around the board, or come closer",
+        ),
+        (
+            DiceTooSmallError(9.4),
+            "the dice are too small in this photo (9 pixels across); move closer",
+        ),
+        (DiceCountError(15, (16, 25, 36)), "found 15 dice, expected 16, 25 or 36; take the photo"),
+    ],
+)
+async def test_no_board_in_the_photo_is_board_unreadable_with_what_to_change(
+    fake_reader, error, message
+):
+    fake_reader.reading = error
     ann, bob = await two_players()
     response = await upload(bob.client, bob.code, png_bytes())
     event = await receive_until(ann.comm, "board.unreadable")
     assert event["photo_id"] == response.json()["photo"]["id"]
-    assert event["message"].startswith("no grid of dice in the photo; take the photo")
+    assert event["message"].startswith(message)
     photo = await sync_to_async(BoardPhoto.objects.get)(pk=event["photo_id"])
     assert photo.status == "failed" and photo.error == event["message"]
+
+
+async def test_the_room_state_holds_the_photo_until_its_board_is_used(fake_reader):
+    """A reload or a reconnect shows the photo being read, or read and not yet used: the
+    room state carries it, with which dice are doubtful, until the host uses its board."""
+    ann, bob = await two_players()
+    assert (await ask(ann.comm, "sync"))["state"]["photo"] is None
+    response = await upload(bob.client, bob.code, png_bytes())
+    photo_id = response.json()["photo"]["id"]
+    read = await receive_until(ann.comm, "board.read")
+    assert read["doubtful"][1] == [False, True, False, False]
+    state = (await ask(bob.comm, "sync"))["state"]
+    assert state["photo"]["id"] == photo_id and state["photo"]["status"] == "read"
+    assert state["photo"]["result"]["board"] == read["board"]
+    assert state["photo"]["result"]["doubtful"] == read["doubtful"]
+    reply = await ask(ann.comm, "set_board", board=read["board"])
+    assert reply["type"] == "ok"
+    assert (await ask(bob.comm, "sync"))["state"]["photo"] is None
+
+
+async def test_a_photo_of_a_board_already_played_is_not_in_the_state(fake_reader):
+    ann, bob = await two_players()
+    await upload(bob.client, bob.code, png_bytes())
+    await receive_until(ann.comm, "board.read")
+    assert (await ask(ann.comm, "sync"))["state"]["photo"] is not None
+    assert (await ask(ann.comm, "start_round"))["type"] == "ok"
+    assert (await ask(ann.comm, "sync"))["state"]["photo"] is None
 
 
 async def test_a_bug_while_reading_still_answers_the_room(fake_reader):

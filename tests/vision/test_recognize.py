@@ -7,6 +7,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from vision import synth
+from vision.confidence import DOUBTFUL_BELOW
 from vision.errors import DiceCountError, GridNotFoundError
 from vision.evaluate import score_reading
 from vision.recognize import BoardReader, BoardReading
@@ -80,15 +82,17 @@ def test_blank_image_finds_no_grid(reader: BoardReader, encode) -> None:
 def test_wrong_number_of_dice_is_reported(reader: BoardReader) -> None:
     """A 4x4 tray with two dice missing, or three rows of five: the message counts dice.
 
-    The count itself is the detector's (it may see an empty hole as a die); what is tested
-    here is that a tray with missing dice is refused with a count, not read as a board."""
+    The count itself is the detector's (it may see an empty hole as a die, and then count
+    a board's number of dice that do not line up as one); what is tested here is that a
+    tray with missing dice is refused with a count, not read as a board."""
+    counted = r"^(found \d+ dice, expected 16, 25 or 36|no grid found: \d+ dice do not line up as a board)$"
     faces = [list("abcd"), ["e", "", "g", "h"], ["i", "j", "", "l"], list("mnop")]
     board = render_board(np.random.default_rng(1), 4, faces=faces, fill=0.7)
-    with pytest.raises(DiceCountError, match=r"^found \d+ dice, expected 16, 25 or 36$"):
+    with pytest.raises((DiceCountError, GridNotFoundError), match=counted):
         reader.read(board.image)
     faces = [list("abcde"), list("fghij"), list("klmno")]
     board = render_board(np.random.default_rng(0), 5, faces=faces, fill=0.7)
-    with pytest.raises(DiceCountError, match=r"^found \d+ dice, expected 16, 25 or 36$"):
+    with pytest.raises((DiceCountError, GridNotFoundError), match=counted):
         reader.read(board.image)
 
 
@@ -132,3 +136,30 @@ def test_exif_orientation_end_to_end(reader: BoardReader, encode) -> None:
     turned = reader.read(encode(stored, quality=92, exif=exif.tobytes()))
     assert turned.letters == upright.letters
     assert np.abs(np.array(turned.centers) - np.array(upright.centers)).max() < 3
+
+
+@pytest.mark.parametrize("printed", ["Q", "Qu", "QU"])
+def test_the_qu_die_reads_as_qu_however_the_set_prints_it(
+    reader: BoardReader, monkeypatch: pytest.MonkeyPatch, printed: str
+) -> None:
+    """French and other sets print the Qu die as a plain "Q": it is the Qu die (O dice
+    beside it still read as O), and a die the reader gets wrong is never a confident one."""
+    monkeypatch.setattr(synth, "QU_PRINTS", ((printed, 1.0),))
+    faces = [
+        ["qu", "o", "a", "qu"],
+        ["o", "e", "qu", "o"],
+        ["t", "qu", "o", "s"],
+        ["qu", "r", "o", "qu"],
+    ]
+    board = render_board(np.random.default_rng(21), 4, faces=faces, fill=0.75)
+    reading = reader.read(board.image)
+    read = np.array(reading.centers, np.float64).reshape(-1, 2)
+    nearest = np.linalg.norm(board.centers.reshape(-1, 2)[:, None] - read[None], axis=-1)
+    read_faces = [face for row in reading.letters for face in row]
+    confidence = [value for row in reading.confidence for value in row]
+    truth = [face for row in faces for face in row]
+    got = [(read_faces[i], confidence[i]) for i in nearest.argmin(axis=1)]
+    pairs = list(zip(truth, got, strict=True))
+    assert sum(t == face for t, (face, _) in pairs if t == "qu") >= 5, pairs
+    assert sum(t == face for t, (face, _) in pairs if t == "o") >= 5, pairs
+    assert not [(t, face) for t, (face, c) in pairs if t != face and c >= DOUBTFUL_BELOW], pairs

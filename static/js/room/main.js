@@ -112,6 +112,7 @@ function onMessage(message) {
   switch (message.type) {
     case "state":
       store.replace(message.state);
+      photoView.restore(message.state.photo);
       socket.markHealthy();
       resendOutbox();
       break;

@@ -8,8 +8,6 @@ import { capitalise } from "../lib/api.js";
 import { h } from "../lib/dom.js";
 import { faceText } from "./format.js";
 
-// Dice read with less confidence than this are marked doubtful.
-export const DOUBTFUL_BELOW = 0.8;
 const POLL_MS = 2000;
 const POLL_GIVE_UP_MS = 120000;
 
@@ -104,6 +102,24 @@ export class PhotoView {
     }, POLL_MS);
   }
 
+  /**
+   * The room state's photo (after a load, a reload or a reconnect): the photo still being
+   * read, or read and not yet used, comes back as it was.
+   */
+  restore(photo) {
+    if (!photo || photo.id === this.shownPhotoId) return;
+    if (photo.status === "read" && photo.result) {
+      this.showReading({ photo_id: photo.id, ...photo.result });
+    } else if (photo.status === "uploaded" || photo.status === "reading") {
+      if (this.photoId === photo.id || this.grid) return;
+      this.photoId = photo.id;
+      this.setStatus("Reading the board…", true);
+      this.poll(Date.now());
+    } else if (photo.status === "failed" && this.photoId === photo.id) {
+      this.unreadable({ photo_id: photo.id, message: photo.error });
+    }
+  }
+
   // ------------------------------------------------------------------ room events
 
   onEvent(event) {
@@ -123,8 +139,10 @@ export class PhotoView {
     if (reading.photo_id === this.photoId) this.stopWaiting();
     this.setStatus("");
     this.setError("");
-    this.openGrid(reading.rows, reading.cols, reading.letters, reading.confidence);
-    const doubtful = reading.confidence.flat().filter((value) => value < DOUBTFUL_BELOW).length;
+    // The server says which dice are doubtful (vision.confidence.DOUBTFUL_BELOW).
+    const flags = reading.doubtful || null; // readings stored before the field: no marks
+    this.openGrid(reading.rows, reading.cols, reading.letters, flags);
+    const doubtful = flags ? flags.flat().filter(Boolean).length : 0;
     const notes = [];
     if (reading.note) notes.push(capitalise(reading.note) + ".");
     notes.push(
@@ -153,7 +171,7 @@ export class PhotoView {
     if (first) first.focus();
   }
 
-  openGrid(rows, cols, letters, confidence) {
+  openGrid(rows, cols, letters, doubtfulDice) {
     this.grid = { rows, cols };
     const readOnly = !this.store.isHost;
     this.el.grid.style.setProperty("--cols", cols);
@@ -161,7 +179,7 @@ export class PhotoView {
     for (let row = 0; row < rows; row += 1) {
       for (let col = 0; col < cols; col += 1) {
         const face = letters ? letters[row][col] : "";
-        const doubtful = confidence ? confidence[row][col] < DOUBTFUL_BELOW : false;
+        const doubtful = doubtfulDice ? doubtfulDice[row][col] : false;
         const label = `Row ${row + 1}, die ${col + 1}${doubtful ? " (doubtful: check it)" : ""}`;
         const input = h("input", {
           type: "text",
