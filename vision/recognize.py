@@ -122,9 +122,22 @@ class BoardReader:
             photo = Photo(source, (1.0, 1.0))
         else:
             photo = load_photo(source, work_side=WORK_SIDE)
-        fit = self._fit(photo.pixels, (size,) if size else SIDES)
+        sides = (size,) if size else SIDES
+        pixels = photo.pixels
+        try:
+            fit = self._fit(pixels, sides)
+        except DiceTooSmallError:
+            raise  # a darker copy has dice no bigger
+        except BoardNotFoundError as error:
+            # Blown highlights (a flash, a lamp overhead) wash the dice into the tray: a
+            # darker copy is tried before giving up.
+            pixels = toned_down(pixels)
+            try:
+                fit = self._fit(pixels, sides)
+            except BoardNotFoundError:
+                raise error from None
         grid = fit.grid
-        reading = self.classifier.read(cut_dice(photo.pixels, grid))
+        reading = self.classifier.read(cut_dice(pixels, grid))
         centers = photo.to_full(grid.centers())
         letters, confidence, coords = [], [], []
         for row in range(grid.rows):
@@ -182,3 +195,13 @@ def peak_spacing(points: np.ndarray, scores: np.ndarray) -> float | None:
     distance = np.linalg.norm(top[:, None] - top[None], axis=-1)
     np.fill_diagonal(distance, np.inf)
     return float(np.median(distance.min(axis=1)))
+
+
+# Gamma of the darker copy tried when no board is found (values 0-1 raised to it).
+TONE_DOWN_GAMMA = 2.0
+
+
+def toned_down(pixels: np.ndarray) -> np.ndarray:
+    """A darker copy of an RGB photo: mid-tones pulled down, white stays white."""
+    table = (255 * (np.arange(256) / 255) ** TONE_DOWN_GAMMA).astype(np.uint8)
+    return table[pixels]

@@ -14,7 +14,7 @@ from vision.errors import (
     DiceTooSmallError,
     GridNotFoundError,
 )
-from vision.recognize import MIN_DIE_PIXELS, BoardReader, peak_spacing
+from vision.recognize import MIN_DIE_PIXELS, BoardReader, peak_spacing, toned_down
 
 
 def lattice(side: int, spacing: float, origin: tuple[float, float] = (0.0, 0.0)) -> np.ndarray:
@@ -123,3 +123,51 @@ def test_clusters_come_with_the_most_heat_first():
     (x0, y0, x1, y1), (u0, v0, u1, v1) = regions
     assert x0 < 5 < 14 < x1 and y0 < 5 < 14 < y1
     assert u0 < 30 < 36 < u1 and v0 < 30 < 33 < v1
+
+
+class BrightnessDetector:
+    """Finds the board only in a photo whose mean is under ``darker_than``."""
+
+    def __init__(self, darker_than: float, dark_finds: int = 16) -> None:
+        self.darker_than = darker_than
+        self.dark_finds = dark_finds  # peaks found in a darker photo
+        self.means: list[float] = []
+
+    def candidates(self, image: np.ndarray):
+        self.means.append(float(image.mean()))
+        # In the bright photo the highlights hide a row of dice: no board.
+        found = 12 if image.mean() >= self.darker_than else self.dark_finds
+        points = lattice(4, 40.0, (60, 60))[:found]
+        yield points, heats(points)
+
+
+class StubClassifier:
+    def read(self, crops: np.ndarray):
+        class Reading:
+            faces = ["a"] * len(crops)
+            confidence = [0.99] * len(crops)
+
+        return Reading()
+
+
+def test_a_washed_out_photo_is_tried_again_darker():
+    """No board in the photo as it is: a darker copy is read before giving up, and when
+    that fails too the first reason is the one reported."""
+    photo = np.full((300, 300, 3), 200, np.uint8)
+    reader = BoardReader.__new__(BoardReader)
+    reader.classifier = StubClassifier()  # type: ignore[assignment]
+    reader.detector = BrightnessDetector(darker_than=180)  # type: ignore[assignment]
+    reading = reader.read(photo)
+    assert (reading.rows, reading.cols) == (4, 4)
+    assert reader.detector.means[0] == 200 and reader.detector.means[1] < 180  # type: ignore[attr-defined]
+
+    # The darker copy finds too little for a grid: the photo's own reason is reported.
+    reader.detector = BrightnessDetector(darker_than=180, dark_finds=2)  # type: ignore[assignment]
+    with pytest.raises(DiceCountError, match="found 12 dice"):
+        reader.read(photo)
+    assert len(reader.detector.means) == 2  # type: ignore[attr-defined]
+
+
+def test_the_darker_copy_keeps_black_and_white():
+    photo = np.array([[[0, 128, 255]]], np.uint8)
+    assert toned_down(photo).tolist() == [[[0, 64, 255]]]
