@@ -42,6 +42,8 @@ MIN_DIE_PIXELS = 12.0
 # No grid, and this many more die-like peaks in the whole photo than around the likeliest
 # board: clutter.
 CLUTTER_PEAKS = 12
+# Gamma of the darker copy tried when no board is found (values 0-1 raised to it).
+TONE_DOWN_GAMMA = 2.0
 
 
 @dataclass(frozen=True)
@@ -155,9 +157,12 @@ class BoardReader:
         a grid or without (``DiceTooSmallError``), many die-like things and no board among
         them (``ClutteredPhotoError``), or else the likeliest board's own reason."""
         failure: BoardNotFoundError | None = None
-        passes: list[tuple[np.ndarray, np.ndarray]] = []
+        # The likeliest board's latest pass (the first one) and the whole photo (the last).
+        first: tuple[np.ndarray, np.ndarray] | None = None
+        last: tuple[np.ndarray, np.ndarray] | None = None
         for points, scores in self.detector.candidates(image):
-            passes.append((points, scores))
+            first = first or (points, scores)
+            last = (points, scores)
             try:
                 fit = fit_grid(points, sides=sides, scores=scores)
             except BoardNotFoundError as error:
@@ -166,12 +171,12 @@ class BoardReader:
             if fit.grid.spacing() < MIN_DIE_PIXELS:
                 raise DiceTooSmallError(fit.grid.spacing())
             return fit
-        assert failure is not None
-        spacing = peak_spacing(*passes[0])
+        assert failure is not None and first is not None and last is not None
+        spacing = peak_spacing(*first)
         if spacing is not None and spacing < MIN_DIE_PIXELS:
             raise DiceTooSmallError(spacing) from failure
         # Peaks of the whole photo (the last pass) beyond those of the likeliest board.
-        strays = len(passes[-1][0]) - len(passes[0][0])
+        strays = len(last[0]) - len(first[0])
         if isinstance(failure, GridNotFoundError) and strays >= CLUTTER_PEAKS:
             raise ClutteredPhotoError(str(failure)) from failure
         raise failure
@@ -195,10 +200,6 @@ def peak_spacing(points: np.ndarray, scores: np.ndarray) -> float | None:
     distance = np.linalg.norm(top[:, None] - top[None], axis=-1)
     np.fill_diagonal(distance, np.inf)
     return float(np.median(distance.min(axis=1)))
-
-
-# Gamma of the darker copy tried when no board is found (values 0-1 raised to it).
-TONE_DOWN_GAMMA = 2.0
 
 
 def toned_down(pixels: np.ndarray) -> np.ndarray:
