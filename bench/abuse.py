@@ -26,13 +26,14 @@ nothing else going on, then during every attack. Each attack, one after another:
   ``type``, for 15 s and never reads (the client stops reading from the socket): whether
   and how the server closed it.
 - join-many: one address joins the honest room 40 times at once, then 30 of those players
-  send 8 words/s each for 15 s: joins refused (429) and the honest players' p95.
+  send 8 words/s each for 15 s, from a process of its own (as an attacker elsewhere would:
+  not slowing the honest players' event loop): joins refused (429) and the honest p95.
 - photo-bombs: one solid 7070x7070 PNG (160 KB that would decode to 150 MB), then 9
   uploads of the largest PNG the site decodes (vision.loading.MAX_FULL_DECODE_PIXELS) from
   3 rooms; status codes, then what became of each photo within 45 s (run last by default:
   the readings it starts hold memory and CPU after it).
-- socket-swarm: 2,000 websockets of one player opened, then all dropped at once (TCP reset,
-  no close frame); 30 s later an honest player's ``sync`` shows whether that player is
+- socket-swarm: 2,000 websockets of one player opened (from a process of its own), then all
+  dropped at once (TCP reset, no close frame); 30 s later an honest player's ``sync`` shows whether that player is
   still "online" (a ghost).
 - deep-json: a JSON body nested 5,000 levels deep POSTed to /api/rooms 20 times, and 500
   websocket frames nested 5,000 deep (over the 4,096-character message limit) plus 500
@@ -62,7 +63,7 @@ import time
 import urllib.parse
 import uuid
 from collections import Counter
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -238,6 +239,11 @@ async def create_room(
     if settings:
         body["settings"] = settings
     result = await http(base, "POST", "/api/rooms", body)
+    for _ in range(12):  # an earlier attack may have spent the address's room creations
+        if result.status != 429:
+            break
+        await asyncio.sleep(60 / 10)  # games.throttle.CREATE gives one back every 6 s
+        result = await http(base, "POST", "/api/rooms", body)
     if result.status != 201:
         raise SystemExit(f"abuse: creating a room: {result.status} {result.error}")
     return Credentials(
@@ -617,48 +623,91 @@ async def attack_ws_flood(bench: Bench, outcome: Outcome, seconds: float = 15.0)
         await asyncio.wait_for(ws.close(), 3)
 
 
+MOB_JOINS = 40
+MOB_PLAYERS = 30
+MOB_WORDS_PER_SECOND = 8.0
+
+
+async def in_child(bench: Bench, part: str, **params: Any) -> dict[str, Any]:
+    """Run one side of an attack in a process of its own, as an attacker elsewhere would:
+    in this one, its sockets' traffic would slow the honest players' own event loop and
+    count as the server's delay. Returns what the child saw (its times: epoch seconds)."""
+    child = await asyncio.create_subprocess_exec(
+        sys.executable,
+        __file__,
+        "--child",
+        part,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+    )
+    given = {"base": bench.attacker_base, "code": bench.table.code, **params}
+    out, _ = await child.communicate(json.dumps(given).encode())
+    lines = out.decode().strip().splitlines()
+    if child.returncode != 0 or not lines:
+        raise RuntimeError(f"the {part} process failed (exit {child.returncode})")
+    return dict(json.loads(lines[-1]))
+
+
 async def attack_join_many(bench: Bench, outcome: Outcome, seconds: float = 15.0) -> None:
-    joins_start = time.monotonic()
-    results = await asyncio.gather(
-        *(join_room(bench.attacker_base, bench.table.code, f"mob{index}") for index in range(40))
-    )
-    mob: list[Player] = []
-    for result, me in results:
-        outcome.http_statuses[result.status] += 1
-        if me is not None:
-            mob.append(Player(bench.attacker_base, me))
-    refused = sum(1 for result, _ in results if result.status == 429)
+    report = await in_child(bench, "mob", words=bench.table.words, seconds=seconds)
+    # Its phases, from its clock (epoch seconds) to this process's monotonic one.
+    offset = time.monotonic() - time.time()
+    joins_start, play_start, play_end = (report[key] + offset for key in ("joins", "play", "end"))
+    outcome.http_statuses.update({int(status): n for status, n in report["statuses"].items()})
     outcome.note(
-        f"40 joins: {dict(sorted(outcome.http_statuses.items()))}; {refused} refused with 429"
+        f"{MOB_JOINS} joins: {report['statuses']}; {report['statuses'].get('429', 0)} refused with 429"
     )
-    players = mob[:30]
-    opened = await asyncio.gather(*(player.open() for player in players), return_exceptions=True)
-    playing = [p for p, r in zip(players, opened, strict=True) if not isinstance(r, BaseException)]
     outcome.note(
-        f"{len(playing)} of {len(players)} mob sockets open; 8 words/s each for {seconds:.0f} s"
-    )
-    play_start = time.monotonic()
-    stop_at = play_start + seconds
-    await asyncio.gather(
-        *(p.play(bench.table.words, 8.0, lambda: time.monotonic() >= stop_at) for p in playing)
+        f"{report['playing']} of {report['players']} mob sockets open;"
+        f" {MOB_WORDS_PER_SECOND:.0f} words/s each for {seconds:.0f} s (a process of its own)"
     )
     joining = load.percentile(bench.table.latencies(joins_start, play_start), 95)
-    playing_p95 = load.percentile(bench.table.latencies(play_start, time.monotonic()), 95)
+    playing_p95 = load.percentile(bench.table.latencies(play_start, play_end), 95)
     outcome.note(
         f"honest p95 while the mob joined ({play_start - joins_start:.1f} s): {joining or 0:.0f} ms;"
         f" while it played: {playing_p95 or 0:.0f} ms"
     )
-    verdicts = sum(len(p.latencies) for p in playing)
+    outcome.note(
+        f"mob got {report['verdicts']:,} verdicts (their p95 {report['p95'] or 0:.0f} ms),"
+        f" errors {report['errors']}"
+    )
+
+
+async def run_mob(base: str, code: str, words: list[str], seconds: float) -> dict[str, Any]:
+    """The join-many attacker (in its own process): join ``MOB_JOINS`` times at once, then
+    ``MOB_PLAYERS`` of them send words as fast as the attack says; what it saw."""
+    joins_start = time.time()
+    results = await asyncio.gather(
+        *(join_room(base, code, f"mob{index}") for index in range(MOB_JOINS))
+    )
+    statuses: Counter[str] = Counter(str(result.status) for result, _ in results)
+    mob = [Player(base, me) for _, me in results if me is not None]
+    players = mob[:MOB_PLAYERS]
+    opened = await asyncio.gather(*(player.open() for player in players), return_exceptions=True)
+    playing = [p for p, r in zip(players, opened, strict=True) if not isinstance(r, BaseException)]
+    play_start = time.time()
+    stop_at = time.monotonic() + seconds
+    await asyncio.gather(
+        *(p.play(words, MOB_WORDS_PER_SECOND, lambda: time.monotonic() >= stop_at) for p in playing)
+    )
+    play_end = time.time()
     errors: Counter[str] = Counter()
     for player in playing:
         errors.update(player.errors)
-    mob_p95 = load.percentile([ms for p in playing for _, ms in p.latencies], 95)
-    outcome.note(
-        f"mob got {verdicts:,} verdicts (their p95 {mob_p95 or 0:.0f} ms), errors {dict(errors)}"
-    )
     for player in mob:
         await player.send({"type": "leave"})
     await asyncio.gather(*(player.close() for player in mob))
+    return {
+        "joins": joins_start,
+        "play": play_start,
+        "end": play_end,
+        "statuses": dict(sorted(statuses.items())),
+        "players": len(players),
+        "playing": len(playing),
+        "verdicts": sum(len(p.latencies) for p in playing),
+        "p95": load.percentile([ms for p in playing for _, ms in p.latencies], 95),
+        "errors": dict(errors),
+    }
 
 
 def bomb_png(side: int) -> bytes:
@@ -770,7 +819,31 @@ async def attack_socket_swarm(
 ) -> None:
     _, me = await join_room(bench.attacker_base, bench.table.code, "swarm")
     assert me is not None, "the swarm player could not join"
-    url = ws_url(bench.attacker_base, me.code, me.token)
+    report = await in_child(bench, "swarm", token=me.token, count=count)
+    outcome.note(
+        f"{report['opened']:,} of {count:,} sockets opened in {report['seconds']:.1f} s"
+        f" (failures {report['failures']}, a process of its own); RSS {mb(bench.sampler.read())} MB"
+    )
+    outcome.note(
+        f"closed by the server before the drop: {sum(report['closed'].values())} {report['closed']}"
+    )
+    dropped = report["dropped"] + time.monotonic() - time.time()
+    outcome.note(f"all dropped; checking presence {ghost_after:.0f} s after")
+    await asyncio.sleep(max(0.0, dropped + ghost_after - time.monotonic()))
+    answer = await bench.table.host.request({"type": "sync"})
+    players = (answer or {}).get("state", {}).get("players", []) if answer else []
+    swarm = [p for p in players if p.get("id") == me.player_id]
+    online = swarm[0].get("online") if swarm else None
+    outcome.note(
+        f"sync {time.monotonic() - dropped:.0f} s after the drop: the swarm player"
+        f" online={online} ({'GHOST' if online else 'not a ghost'})"
+    )
+
+
+async def run_swarm(base: str, code: str, token: str, count: int) -> dict[str, Any]:
+    """The socket-swarm attacker (in its own process): ``count`` websockets of one player,
+    100 opening at a time, then all dropped at once (no close frame: a TCP reset)."""
+    url = ws_url(base, code, token)
     gate = asyncio.Semaphore(100)
     failures: Counter[str] = Counter()
 
@@ -784,29 +857,24 @@ async def attack_socket_swarm(
 
     start = time.monotonic()
     sockets = [ws for ws in await asyncio.gather(*(one() for _ in range(count))) if ws is not None]
-    outcome.note(
-        f"{len(sockets):,} of {count:,} sockets opened in {time.monotonic() - start:.1f} s"
-        f" (failures {dict(failures)}); RSS {mb(bench.sampler.read())} MB"
-    )
-    # How many are still open (the server may close extra ones).
-    await asyncio.sleep(1.0)
-    closed_codes = Counter(int(ws.close_code) for ws in sockets if ws.close_code is not None)
-    outcome.note(
-        f"closed by the server before the drop: {sum(closed_codes.values())} {dict(closed_codes)}"
-    )
-    for ws in sockets:  # all at once, no close frame: a TCP reset
+    seconds = time.monotonic() - start
+    await asyncio.sleep(1.0)  # the server may close extra ones
+    closed = Counter(str(ws.close_code) for ws in sockets if ws.close_code is not None)
+    for ws in sockets:
         ws.transport.abort()
-    dropped = time.monotonic()
-    outcome.note(f"all dropped; checking presence in {ghost_after:.0f} s")
-    await asyncio.sleep(ghost_after)
-    answer = await bench.table.host.request({"type": "sync"})
-    players = (answer or {}).get("state", {}).get("players", []) if answer else []
-    swarm = [p for p in players if p.get("id") == me.player_id]
-    online = swarm[0].get("online") if swarm else None
-    outcome.note(
-        f"sync {time.monotonic() - dropped:.0f} s after the drop: the swarm player"
-        f" online={online} ({'GHOST' if online else 'not a ghost'})"
-    )
+    return {
+        "opened": len(sockets),
+        "seconds": seconds,
+        "failures": dict(failures),
+        "closed": dict(closed),
+        "dropped": time.time(),
+    }
+
+
+CHILDREN: dict[str, Callable[..., Coroutine[Any, Any, dict[str, Any]]]] = {
+    "mob": run_mob,
+    "swarm": run_swarm,
+}
 
 
 def nested(depth: int) -> str:
@@ -1036,7 +1104,13 @@ def main() -> None:
         " auto = this machine's LAN address (a client that is not this machine; the default),"
         " loopback = 127.0.0.1, which the site never rate-limits",
     )
+    # An attack's side run by ``in_child``: its parameters as JSON on stdin.
+    parser.add_argument("--child", choices=sorted(CHILDREN), help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.child:
+        params = json.loads(sys.stdin.read())
+        print(json.dumps(asyncio.run(CHILDREN[args.child](**params))))
+        return
     args.attacker_address = attacker_address(args.attacker_address)
     site = load.Site(site_args(args.url, args.keep_tmp, args.attacker_address))
     try:

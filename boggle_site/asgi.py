@@ -12,11 +12,12 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "boggle_site.settings")
 # Set up Django (apps, settings) before anything imports models through the routing.
 django_asgi_app = get_asgi_application()
 
-from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+from channels.sessions import SessionMiddlewareStack  # noqa: E402
 from django.conf import settings  # noqa: E402
 
 from boggle_site.body_limit import BodyLimitMiddleware, guard_daphne  # noqa: E402
+from boggle_site.connection_guard import guard_connections  # noqa: E402
 from boggle_site.gc_tuning import freeze_long_lived, tune_for_latency  # noqa: E402
 from boggle_site.websocket_origin import browser_origin_validator  # noqa: E402
 from games.background import ensure_started  # noqa: E402
@@ -24,13 +25,17 @@ from games.routing import websocket_urlpatterns  # noqa: E402
 from photos.reading import preload_reader  # noqa: E402
 
 guard_daphne()
+guard_connections()
 
 router = ProtocolTypeRouter(
     {
         # Oversized bodies are refused before Django reads them.
         "http": BodyLimitMiddleware(django_asgi_app),
+        # The session (read only when a socket comes without a token), not Channels' auth
+        # stack: that loads a Django user for every handshake, on the process's one sync
+        # thread, and players are not users.
         "websocket": browser_origin_validator(
-            AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
+            SessionMiddlewareStack(URLRouter(websocket_urlpatterns))
         ),
     }
 )

@@ -322,6 +322,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
             message.get("word"),
             message.get("client_id") or "",
             message["received_at"],
+            lane=throttle.bucket_key(self.address),
         )
         reply: dict[str, Any] = {
             "type": "verdict",

@@ -35,15 +35,24 @@ class Limit:
     burst: int  # tokens a fresh bucket holds: requests at once
     message: str
 
+    def __post_init__(self) -> None:
+        _limits[self.name] = self  # pruning finds every bucket's limit by its name
+
     @property
     def per_second(self) -> float:
         return self.per_minute / 60
 
 
-# A LAN party behind one address (a school's NAT) creates a few rooms and joins a few dozen
-# players at once; a script does far more.
+_limits: dict[str, Limit] = {}
+
+
+# A LAN party behind one address (a school's NAT) creates a few rooms; a script does far
+# more.
 CREATE = Limit("create", 10, 20, "too many rooms created from your address")
-JOIN = Limit("join", 30, 60, "too many joins from your address")
+# Joins: a household at once, then one a second. Every join is an event to everyone in the
+# room: forty within a second held up the players' verdicts. A classroom joining at once
+# gets 429s whose Retry-After the site's pages wait out (static/js/lib/api.js).
+JOIN = Limit("join", 60, 10, "too many joins from your address")
 # Codes are 8 of 31 characters: misses mean guessing (or a typo, a few times).
 ROOM_MISS = Limit("room_miss", 20, 20, "too many unknown room codes from your address")
 # Websockets opened: one per page, a few more on reconnects; that LAN party's phones all at
@@ -133,9 +142,8 @@ def _prune(now: float) -> None:
     global _next_prune
     if len(_buckets) < _next_prune:
         return
-    limits = {limit.name: limit for limit in (CREATE, JOIN, ROOM_MISS, SOCKET, MESSAGE)}
     for name, key in list(_buckets):
-        limit = limits.get(name)
+        limit = _limits.get(name)
         if limit is None or _tokens(limit, key, now) >= limit.burst:
             del _buckets[(name, key)]
     _next_prune = max(KEEP_AT_LEAST, 2 * len(_buckets))

@@ -189,10 +189,16 @@ def round_over(entry: str, client_id: str) -> SubmitResult:
 
 
 async def submit(
-    room_id: int, player_id: int, entry: Any, client_id: Any, received_at: float
+    room_id: int,
+    player_id: int,
+    entry: Any,
+    client_id: Any,
+    received_at: float,
+    lane: str | None = None,
 ) -> SubmitResult:
     """The whole path from a socket: no thread hop unless the round must be loaded or the
-    word written (on the word-path threads, ``games.writers``)."""
+    word written (on the word-path threads, ``games.writers``, in the ``lane`` of the
+    player's address)."""
     entry, client_id = check_entry(entry, client_id)
     live = live_rounds.cached(room_id)
     if live is None:
@@ -204,7 +210,7 @@ async def submit(
         return outcome
     live.writing += 1
     try:
-        return await writers.run(store, live, player_id, outcome, client_id)
+        return await writers.run_in_lane(lane, store, live, player_id, outcome, client_id)
     finally:
         live.writing -= 1
 

@@ -6,14 +6,21 @@ each accepted word checked a connection out (with a health-check round trip) and
 These threads keep theirs, so an accepted word costs its INSERT and nothing more; a
 connection that died (PostgreSQL restarted) is replaced and the call made once more, so the
 player never sees the restart.
+
+Writes wait their turn per client address (``lane``): at most ``CALLS_PER_ADDRESS`` of one
+address's calls are on these threads at once, the rest wait on the event loop. A client that
+joined a room many times over, or spends its whole message budget at once, queues behind
+itself, not in front of every other player's words.
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Awaitable, Callable
+from collections import Counter
+from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager
 from typing import ParamSpec, TypeVar
 
 from channels.db import database_sync_to_async
@@ -21,6 +28,10 @@ from django.db import InterfaceError, OperationalError, connection
 
 # Threads per process: each holds one database connection (see DATABASE_POOL_SIZE).
 WRITER_THREADS = 4
+# One address's calls on those threads at once: under the thread count, so one address
+# never holds them all (a household's or a classroom's words still flow: a write takes
+# milliseconds).
+CALLS_PER_ADDRESS = 2
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -39,6 +50,48 @@ async def run(func: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
     """Run ``func`` on a word-path thread and wait for it without blocking the event loop."""
     loop = asyncio.get_running_loop()
     return await loop.run_in_executor(_executor, functools.partial(_call, func, *args, **kwargs))
+
+
+class Lanes:
+    """At most ``width`` calls in flight per key; a key's further calls wait, in order, on
+    the event loop. A key's semaphore exists only while the key has calls."""
+
+    def __init__(self, width: int) -> None:
+        self.width = width
+        self._semaphores: dict[str, asyncio.Semaphore] = {}
+        self._users: Counter[str] = Counter()
+
+    @asynccontextmanager
+    async def lane(self, key: str | None) -> AsyncIterator[None]:
+        if key is None:  # no address to hold back (this machine): straight through
+            yield
+            return
+        semaphore = self._semaphores.setdefault(key, asyncio.Semaphore(self.width))
+        self._users[key] += 1
+        try:
+            async with semaphore:
+                yield
+        finally:
+            self._users[key] -= 1
+            if not self._users[key]:
+                del self._users[key]
+                del self._semaphores[key]
+
+    def waiting(self) -> int:
+        """Calls holding or waiting for a lane, over every key (tests, benchmarks)."""
+        return sum(self._users.values())
+
+
+_lanes = Lanes(CALLS_PER_ADDRESS)
+
+
+async def run_in_lane(
+    lane: str | None, func: Callable[P, R], *args: P.args, **kwargs: P.kwargs
+) -> R:
+    """``run``, taking its turn in the lane of the caller's address (a
+    ``games.throttle.bucket_key``; None for this machine, never held back)."""
+    async with _lanes.lane(lane):
+        return await run(func, *args, **kwargs)
 
 
 def _call(func: Callable[..., R], *args: object, **kwargs: object) -> R:

@@ -171,3 +171,24 @@ def test_a_washed_out_photo_is_tried_again_darker():
 def test_the_darker_copy_keeps_black_and_white():
     photo = np.array([[[0, 128, 255]]], np.uint8)
     assert toned_down(photo).tolist() == [[[0, 64, 255]]]
+
+
+def test_a_failed_reading_lets_its_pixels_go_without_the_cycle_collector() -> None:
+    """The web process collects cycles rarely (boggle_site.gc_tuning): an unreadable photo
+    must not stay in memory through its error's traceback."""
+    import gc
+    import weakref
+
+    reader = reader_with([(scattered(30, seed=3), heats(scattered(30, seed=3)))])
+    photo = np.zeros((400, 400, 3), np.uint8)
+    alive = weakref.ref(photo)
+    gc.disable()
+    try:
+        with pytest.raises(BoardNotFoundError) as raised:
+            reader.read(photo)
+        assert raised.value.__traceback__ is not None  # raised as usual to the caller
+        del photo, raised
+        assert alive() is None
+        assert isinstance(reader.try_read(np.zeros((400, 400, 3), np.uint8)), BoardNotFoundError)
+    finally:
+        gc.enable()

@@ -13,6 +13,9 @@ export class ApiError extends Error {
 // Idempotency-Key, so it is done once (docs/api.md, "Retrying a request").
 const POST_RETRIES = 2;
 const RETRY_DELAY_MS = 700;
+// A 429 (a classroom behind one address joining at once) is waited out, as its
+// Retry-After says, for this long in all; longer waits are shown as the error they are.
+const MAX_THROTTLED_WAIT_S = 30;
 
 function idempotencyKey() {
   const bytes = new Uint8Array(12);
@@ -21,6 +24,7 @@ function idempotencyKey() {
 }
 
 async function send(method, url, body, headers) {
+  let throttledWait = 0;
   for (let attempt = 0; ; attempt += 1) {
     try {
       const response = await fetch(url, {
@@ -29,6 +33,13 @@ async function send(method, url, body, headers) {
         headers,
         body: body === undefined ? undefined : JSON.stringify(body),
       });
+      const wait = Number(response.headers.get("Retry-After"));
+      if (method === "POST" && response.status === 429 && wait > 0 && throttledWait + wait <= MAX_THROTTLED_WAIT_S) {
+        throttledWait += wait;
+        attempt -= 1; // not a lost answer: the same request, later
+        await new Promise((resolve) => window.setTimeout(resolve, wait * 1000));
+        continue;
+      }
       // A proxy's 502/503/504: the request may or may not have been done; the key decides.
       if (method === "POST" && attempt < POST_RETRIES && [502, 503, 504].includes(response.status)) {
         throw new TypeError("gateway");
