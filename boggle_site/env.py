@@ -39,6 +39,10 @@ DEV_HOSTS = ["localhost", "127.0.0.1", "[::1]"]
 # HSTS max-age when HTTPS is on (BOGGLE_HSTS_SECONDS): a year, as check --deploy expects.
 DEFAULT_HSTS_SECONDS = 31536000
 
+# Days an unused compiled dictionary version or uploaded word list is kept before the
+# hourly clean-up deletes it (BOGGLE_DICTIONARY_RETENTION_DAYS; dictionaries.retention).
+DEFAULT_DICTIONARY_RETENTION_DAYS = 30
+
 # SQLite (the embedded default) with many writers at once: WAL lets readers go on during a
 # write, IMMEDIATE transactions take the write lock when they begin (a deferred one that
 # reads, then writes, fails at once with "database is locked" instead of waiting), and
@@ -371,6 +375,17 @@ def dictionary_dir(env: Env, base_dir: Path) -> Path:
     """Where compiled dictionaries live: BOGGLE_DICTIONARY_DIR or var/dictionaries."""
     value = get_str(env, "BOGGLE_DICTIONARY_DIR")
     return Path(value) if value else base_dir / "var" / "dictionaries"
+
+
+def dictionary_retention_days(env: Env) -> int:
+    """BOGGLE_DICTIONARY_RETENTION_DAYS: how long a compiled version no round used and that
+    is not current, or an uploaded list nothing refers to, is kept (default 30 days)."""
+    value = get_str(env, "BOGGLE_DICTIONARY_RETENTION_DAYS", str(DEFAULT_DICTIONARY_RETENTION_DAYS))
+    if not value.isdigit() or int(value) < 1:
+        raise ImproperlyConfigured(
+            f"BOGGLE_DICTIONARY_RETENTION_DAYS must be a whole number of days, 1 or more, not {value!r}"
+        )
+    return int(value)
 
 
 def media_dir(env: Env, base_dir: Path) -> Path:

@@ -151,13 +151,20 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_WORKER_CONSUMER = "boggle_site.celery:Consumer"
 CELERY_TIMEZONE = TIME_ZONE
 # Periodic safety nets for production (`celery -A boggle_site beat`): end rounds whose
-# scheduled end task was lost with its worker, and delete rooms idle for a day.
+# scheduled end task was lost with its worker, delete rooms idle for a day, and delete the
+# files nothing uses any more (games.housekeeping.delete_unused_files). The web processes'
+# deadline watchers run the hourly two as well (games.deadlines), which is all the
+# embedded default has.
 CELERY_BEAT_SCHEDULE = {
     "end-overdue-rounds": {"task": "games.tasks.end_overdue_rounds", "schedule": 1.0},
     "cleanup-idle-rooms": {"task": "games.tasks.cleanup_idle_rooms", "schedule": 3600.0},
+    "delete-unused-files": {"task": "games.tasks.delete_unused_files", "schedule": 3600.0},
 }
 
 BOGGLE_DICTIONARY_DIR = env.dictionary_dir(ENV, BASE_DIR)
+# Compiled versions that are not current and no round used, and uploaded lists nothing
+# refers to, are deleted once this many days old (dictionaries.retention).
+BOGGLE_DICTIONARY_RETENTION_DAYS = env.dictionary_retention_days(ENV)
 
 _log_level = env.get_str(ENV, "DJANGO_LOG_LEVEL", "INFO")
 LOGGING = {

@@ -8,9 +8,15 @@ recompiling never changes a round already played or under way.
 
 from __future__ import annotations
 
+from itertools import chain
+from typing import Any
+
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models, transaction
+from django.db.models.signals import pre_delete
+from django.dispatch import receiver
+from django.utils import timezone
 
 from solver.dictionaries import NAMED_LISTS
 from solver.errors import LexiconError
@@ -171,6 +177,13 @@ class DictionaryVersion(models.Model):
         max_length=64, help_text="SHA-256 of the word list, the rules and the edits."
     )
     path = models.CharField(max_length=255, help_text="File name under BOGGLE_DICTIONARY_DIR.")
+    upload = models.CharField(
+        max_length=200,
+        blank=True,
+        editable=False,
+        help_text="The uploaded word list it was compiled from, kept as long as the version "
+        "(empty for a named list, and for versions compiled before this was recorded).",
+    )
     word_count = models.PositiveIntegerField()
     file_size = models.PositiveBigIntegerField(default=0, help_text="Bytes.")
     rules = models.JSONField(default=dict)
@@ -187,6 +200,41 @@ class DictionaryVersion(models.Model):
 
     def __str__(self) -> str:
         return self.path
+
+
+class DiscardedFile(models.Model):
+    """A file under BOGGLE_DICTIONARY_DIR that stopped being used: an uploaded word list a
+    dictionary replaced or dropped, or a file of a deleted dictionary. ``dictionaries.retention``
+    deletes it once discarded for the retention period, unless something uses it by then.
+
+    Only files this database used are ever deleted: the directory may be shared with other
+    databases (tests use var/dictionaries), whose files this one knows nothing about."""
+
+    path = models.CharField(
+        max_length=255, unique=True, help_text="File name under BOGGLE_DICTIONARY_DIR."
+    )
+    discarded_at = models.DateTimeField(default=timezone.now, db_index=True)
+
+    def __str__(self) -> str:
+        return self.path
+
+    @classmethod
+    def record(cls, *paths: str) -> None:
+        """Discard these files now (empty names are skipped; a file discarded earlier gets
+        a new date)."""
+        now = timezone.now()
+        for path in sorted({path for path in paths if path}):
+            cls.objects.update_or_create(path=path, defaults={"discarded_at": now})
+
+
+@receiver(pre_delete, sender=Dictionary)
+def discard_files_of_dictionary(
+    sender: type[Dictionary], instance: Dictionary, **kwargs: Any
+) -> None:
+    """A deleted dictionary's word lists and compiled files (its versions go with it; a
+    round's version protects the dictionary from deletion) are discarded."""
+    versions = DictionaryVersion.objects.filter(dictionary=instance).values_list("path", "upload")
+    DiscardedFile.record(instance.upload, instance.pending_upload, *chain.from_iterable(versions))
 
 
 class DictionaryEdit(models.Model):

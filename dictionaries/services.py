@@ -29,7 +29,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from dictionaries.exceptions import DictionaryUnavailable, UnusableWordList
-from dictionaries.models import Dictionary, DictionaryEdit, DictionaryVersion
+from dictionaries.models import Dictionary, DictionaryEdit, DictionaryVersion, DiscardedFile
 from solver import compiler
 from solver import dictionaries as named_lists
 from solver.errors import LexiconError, SolverError
@@ -249,7 +249,11 @@ def store_upload(data: bytes) -> str:
     suffix = ".txt.gz" if data[:2] == compiler.GZIP_MAGIC else ".txt"
     relative = f"{UPLOAD_FOLDER}/{hashlib.sha256(data).hexdigest()}{suffix}"
     target = dictionary_dir() / relative
-    if not target.exists():
+    try:
+        # Stored before: touched, so that the clean-up (dictionaries.retention) sees a file
+        # in use again if it was discarded long ago.
+        os.utime(target)
+    except FileNotFoundError:
         _write_atomically(target, data)
     return relative
 
@@ -305,10 +309,13 @@ def _set_pending_upload(dictionary: Dictionary, relative: str, filename: str, si
     """The stored upload waits as ``pending_upload``: the next compile reads it, and only a
     compile that succeeds makes it the dictionary's ``upload`` (``_switch_to``). One that
     fails drops it, and the list in use stays (the upload checks only the first lines)."""
+    replaced = dictionary.pending_upload
     dictionary.pending_upload = relative
     dictionary.pending_upload_name = Path(filename).name[:200]
     dictionary.pending_upload_size = size
     dictionary.save(update_fields=[*PENDING_UPLOAD_FIELDS])
+    if replaced != relative:
+        DiscardedFile.record(replaced)  # waited and never compiled
 
 
 def check_edit_word(dictionary: Dictionary, entry: str) -> str:
@@ -471,7 +478,9 @@ def _record_failure(dictionary: Dictionary, revision: int, reason: str) -> None:
             f"the uploaded list {dictionary.pending_upload_name} was not used: {reason}{kept}"
         )
         changes.update(pending_upload="", pending_upload_name="", pending_upload_size=None)
-    Dictionary.objects.filter(pk=dictionary.pk, revision=revision).update(**changes)
+    updated = Dictionary.objects.filter(pk=dictionary.pk, revision=revision).update(**changes)
+    if updated:
+        DiscardedFile.record(dictionary.pending_upload)
 
 
 def _switch_to(dictionary: Dictionary, version: DictionaryVersion, revision: int) -> None:
@@ -487,6 +496,8 @@ def _switch_to(dictionary: Dictionary, version: DictionaryVersion, revision: int
         locked.compiled_at = timezone.now()
         fields = ["current_version", "status", "status_message", "compiled_at"]
         if locked.pending_upload:
+            if locked.upload != locked.pending_upload:
+                DiscardedFile.record(locked.upload)  # kept while a version compiled from it is
             locked.upload = locked.pending_upload
             locked.upload_name = locked.pending_upload_name
             locked.upload_size = locked.pending_upload_size
@@ -551,6 +562,7 @@ def _build_version(dictionary: Dictionary, compile_allowed: bool) -> DictionaryV
         digest=digest,
         defaults={
             "path": filename,
+            "upload": dictionary.pending_upload or dictionary.upload,
             "word_count": header["words"],
             "file_size": target.stat().st_size,
             "rules": rules.to_dict(),

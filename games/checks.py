@@ -17,7 +17,9 @@ from games.lexicons import (
 )
 from games.models import (
     MAX_ROUND_SECONDS,
+    MAX_WORD_LENGTH,
     MIN_ROUND_SECONDS,
+    MIN_WORD_LENGTH,
     NICKNAME_MAX_LENGTH,
     BoardSize,
     Player,
@@ -132,8 +134,13 @@ def check_settings(room: Room, changes: Any) -> dict[str, Any]:
         cleaned["round_seconds"] = seconds
     if "min_length" in changes:
         length = changes["min_length"]
-        if length is not None and (not is_int(length) or not 2 <= length <= 8):
-            raise InvalidInput("min_length is 2 to 8, or null for the board size's usual")
+        if length is not None and (
+            not is_int(length) or not MIN_WORD_LENGTH <= length <= MAX_WORD_LENGTH
+        ):
+            raise InvalidInput(
+                f"min_length is {MIN_WORD_LENGTH} to {MAX_WORD_LENGTH}, or null for the board"
+                " size's usual (word lists and the points table start at 3 letters)"
+            )
         cleaned["min_length"] = length
     if "dictionary" in changes:
         name = changes["dictionary"]

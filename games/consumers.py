@@ -35,7 +35,7 @@ from games import (
     words,
 )
 from games import live as live_rounds
-from games.exceptions import GameError, InvalidInput, NotAPlayer, RateLimited
+from games.exceptions import GameError, InvalidInput, NotAPlayer, RateLimited, RoomNotFound
 from games.models import Player, Room
 from games.sessions import player_id_from_session
 from games.writers import in_thread
@@ -274,6 +274,8 @@ class RoomConsumer(AsyncWebsocketConsumer):
             known = ", ".join(sorted(self.HANDLERS))
             refusal = InvalidInput(f"unknown message type {kind!r}; known: {known}")
         if refusal is not None:
+            if request_id is None and not isinstance(refusal, RateLimited):
+                request_id = socket_limits.salvage_request_id(text_data)
             await self._reply({"type": "error", **refusal.to_dict(), "request": kind}, request_id)
             return
         assert handler is not None  # refused above otherwise
@@ -302,7 +304,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
             reply = {
                 "type": "error",
                 "code": "server_error",
-                "message": "the server could not handle that; please try again",
+                "message": "the server could not handle that; it may not have been done: check, then try again",
                 "request": kind,
             }
         if reply is not None:
@@ -420,13 +422,13 @@ class RoomConsumer(AsyncWebsocketConsumer):
         """An event for everyone in the room, already encoded (see games.events)."""
         if message["event_type"] in ROUND_CHANGES and self.room is not None:
             live_rounds.mark_stale(self.room.pk)
-        await self._send_text(message["text"])
+        await self._send_text(events.with_server_time(message["text"]))
 
     async def player_event(self, message: dict) -> None:
         """An event for this player only; ``kicked`` and ``left`` also close the socket."""
         if self.closed:
             return
-        await self._send_text(message["text"])
+        await self._send_text(events.with_server_time(message["text"]))
         if message["event_type"] == "kicked":
             self.kicked = True
             await self.close(code=CLOSE_KICKED)
@@ -498,8 +500,9 @@ class UnknownPathConsumer(AsyncWebsocketConsumer):
         await self.accept()
         error = {
             "type": "error",
-            "code": "not_found",
-            "message": "no websocket here; rooms are at /ws/rooms/<code>/",
+            # As for a room that does not exist: one code, one close code (4404).
+            "code": RoomNotFound.code,
+            "message": "no room at this path; rooms are at /ws/rooms/<code>/",
             "server_time": events.server_now_ms(),
         }
         await self.send(text_data=json.dumps(error))

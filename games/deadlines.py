@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import time
 
 from django.conf import settings
@@ -30,7 +31,8 @@ logger = logging.getLogger(__name__)
 
 # Time between checks: bounds how late after its deadline a round ends.
 POLL_SECONDS = 0.25
-# How often the watcher also prepares stalled rounds and deletes idle rooms (seconds).
+# How often the watcher also prepares stalled rounds, and deletes idle rooms and the files
+# nothing needs any more (seconds; both on its first pass too).
 HOUSEKEEPING_EVERY = 5.0
 CLEANUP_EVERY = 3600.0
 # Rounds one process scores at once. Scoring is Python work that holds the GIL: dozens of
@@ -97,7 +99,7 @@ def _until_next_check() -> float:
 
 
 async def _watch() -> None:
-    last_housekeeping = last_cleanup = 0.0
+    last_housekeeping = last_cleanup = -math.inf
     while True:
         try:
             await _end_overdue_rounds()
@@ -108,6 +110,7 @@ async def _watch() -> None:
             if now - last_cleanup >= CLEANUP_EVERY:
                 last_cleanup = now
                 await in_thread(housekeeping.cleanup_idle_rooms)()
+                await in_thread(housekeeping.delete_unused_files)()
         except asyncio.CancelledError:
             raise
         except Exception:  # a database hiccup must not stop the clock for good

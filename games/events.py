@@ -74,9 +74,17 @@ def send_room_event_on_commit(room: Room, message: dict[str, Any]) -> None:
 
 def layer_message(handler: str, message: dict[str, Any]) -> dict[str, Any]:
     """The channel-layer message for an event: its JSON text, encoded once for every socket
-    that receives it (with the time it was published), and its type for the consumers."""
-    message["server_time"] = server_now_ms()
+    that receives it (``with_server_time`` adds the time as each socket sends it), and its
+    type for the consumers."""
+    message.pop("server_time", None)
     return {"type": handler, "event_type": message["type"], "text": json.dumps(message)}
+
+
+def with_server_time(text: str) -> str:
+    """An encoded event (a JSON object) with ``server_time`` set to now: the time it leaves
+    for this socket, not when it was published, which under load is seconds earlier and
+    would throw off a client's clock estimate (docs/api.md, "Showing a timer in sync")."""
+    return f'{text[:-1]}, "server_time": {server_now_ms()}}}'
 
 
 async def send_room_event(code: str, message: dict[str, Any]) -> None:

@@ -1,4 +1,5 @@
-"""Deleting rooms nobody uses any more, and answers kept for retried requests."""
+"""Deleting rooms nobody uses any more, answers kept for retried requests, and files
+nothing needs (dictionary versions and uploads, orphaned photo files)."""
 
 from __future__ import annotations
 
@@ -7,11 +8,13 @@ from datetime import timedelta
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
+from dictionaries import retention as dictionary_retention
 from games.models import (
     Connection,
     IdempotentResponse,
     Room,
 )
+from photos import retention as photo_retention
 
 # Rooms with nobody online and no activity for this long are deleted.
 IDLE_ROOM_LIFETIME = timedelta(days=1)
@@ -31,3 +34,19 @@ def cleanup_idle_rooms() -> int:
     # Retries come within minutes; a day-old answer is never asked for again.
     IdempotentResponse.objects.filter(created_at__lt=cutoff).delete()
     return count
+
+
+def delete_unused_files() -> dict[str, int]:
+    """Delete the compiled dictionary versions and word lists nothing needs, past their
+    retention period (``dictionaries.retention``), and photo files whose row is gone
+    (``photos.retention``); returns how many of each. Hourly, after ``cleanup_idle_rooms``:
+    beat's task in production, and every web process's deadline watcher (``games.deadlines``)."""
+    dictionaries = dictionary_retention.delete_unused()
+    photos = photo_retention.delete_orphaned_files()
+    return {
+        "dictionary_versions": dictionaries.versions,
+        "dictionary_version_files": dictionaries.version_files,
+        "dictionary_discarded_files": dictionaries.discarded_files,
+        "photo_files": photos.files,
+        "photo_folders": photos.folders,
+    }

@@ -10,6 +10,7 @@ import secrets
 from datetime import timedelta
 from typing import Any
 
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
@@ -25,6 +26,9 @@ ROOM_CODE_LENGTH = 8
 DEFAULT_ROUND_SECONDS = 180
 MIN_ROUND_SECONDS = 30
 MAX_ROUND_SECONDS = 30 * 60
+# A room's shortest word: the word lists and the points table start at 3 letters.
+MIN_WORD_LENGTH = 3
+MAX_WORD_LENGTH = 8
 NICKNAME_MAX_LENGTH = 24
 # A socket counts as open while the web process holding it renewed it this recently
 # (games.presence renews every few seconds): a dead process's players go offline after it.
@@ -73,7 +77,10 @@ class Room(models.Model):
         help_text=f"{MIN_ROUND_SECONDS} to {MAX_ROUND_SECONDS} seconds; empty for untimed rounds.",
     )
     min_length = models.PositiveSmallIntegerField(
-        null=True, blank=True, help_text="Empty: 3 on 4x4, 4 on 5x5 and 6x6."
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(MIN_WORD_LENGTH), MaxValueValidator(MAX_WORD_LENGTH)],
+        help_text="3 to 8; empty: 3 on 4x4, 4 on 5x5 and 6x6.",
     )
     dictionary = models.CharField(max_length=64, default="english")
     cancel_duplicates = models.BooleanField(

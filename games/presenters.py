@@ -99,9 +99,10 @@ def results_dict(
 ) -> dict:
     """Everything a finished round shows: each player's words, totals, the solution.
 
-    ``submissions``: the round's entries in order; ``players``: the room's players by id;
-    ``totals``: points over the room's ended rounds by player id; ``challenges``: the
-    round's challenges in order (see ``games.state.results``)."""
+    ``submissions``: the round's entries in order; ``players``: the round's players by id
+    (every one who entered a word, and those listed without one); ``totals``: points by
+    player id over the room's ended rounds up to this one; ``challenges``: the round's
+    challenges in order (see ``games.state.results``)."""
     solution_paths = {entry[0]: entry[2] for entry in round_.solution}
     found_by: dict[str, list[int]] = defaultdict(list)
     per_player: dict[int, dict] = {}
@@ -145,7 +146,7 @@ def results_dict(
         if round_.max_points:
             entry["share_of_max"] = round(entry["round_points"] / round_.max_points, 4)
     ranked = sorted(
-        (e for e in per_player.values() if e["words"] or e["rejected"] or players[e["id"]].active),
+        per_player.values(),
         key=lambda e: (-e["round_points"], -e["total_points"], e["nickname"].lower()),
     )
     return {

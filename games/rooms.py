@@ -68,7 +68,8 @@ def do_join_room(room: Room, nickname: Any) -> Player:
 
 @transaction.atomic
 def do_leave(player: Player) -> None:
-    """The player leaves the room; hosting passes to the longest-present player."""
+    """The player leaves the room. If they hosted, hosting passes on (``_pass_hosting``): to
+    the player who has been in the room longest among those online, else among all."""
     now = timezone.now()
     Player.objects.filter(pk=player.pk).update(left_at=now)
     player.left_at = now

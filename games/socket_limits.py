@@ -11,7 +11,9 @@ whose client stops answering its pings.
 
 from __future__ import annotations
 
+import json
 import time
+from typing import Any
 
 from games import presence
 
@@ -33,6 +35,29 @@ CLOSE_TOO_MANY_SOCKETS = 4029
 
 # Nesting JSON deeper than the parser's recursion limit is refused as malformed.
 TOO_DEEP = "malformed JSON: too deeply nested"
+
+
+# A message refused as too large or unreadable is still answered with its ``request_id``
+# when it is a JSON object of at most SALVAGE_CHARS (parsing that costs well under a
+# millisecond) and the id's JSON is at most MAX_SALVAGED_ID_CHARS (echoes stay small).
+SALVAGE_CHARS = 65_536
+MAX_SALVAGED_ID_CHARS = 128
+
+
+def salvage_request_id(text: str | None) -> Any:
+    """The ``request_id`` of a message that was refused before it was read, or None."""
+    if text is None or len(text) > SALVAGE_CHARS:
+        return None
+    try:
+        message = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(message, dict):
+        return None
+    request_id = message.get("request_id")
+    if request_id is None or len(json.dumps(request_id)) > MAX_SALVAGED_ID_CHARS:
+        return None
+    return request_id
 
 
 def echo_type(kind: object) -> str | None:

@@ -24,13 +24,13 @@ def add_state_part(part: StatePart) -> None:
         _parts.append(part)
 
 
-def room_totals(room: Room) -> dict[int, int]:
-    """Running totals: each player's points over the room's ended rounds."""
-    rows = (
-        Submission.objects.filter(round__room=room, round__status=Round.Status.ENDED)
-        .values("player_id")
-        .annotate(total=Sum("points", default=0))
-    )
+def room_totals(room: Room, through_round: int | None = None) -> dict[int, int]:
+    """Running totals: each player's points over the room's ended rounds, or over those
+    up to round number ``through_round`` (what that round's results show)."""
+    rounds = Submission.objects.filter(round__room=room, round__status=Round.Status.ENDED)
+    if through_round is not None:
+        rounds = rounds.filter(round__number__lte=through_round)
+    rows = rounds.values("player_id").annotate(total=Sum("points", default=0))
     return {row["player_id"]: row["total"] or 0 for row in rows}
 
 
@@ -40,19 +40,36 @@ def live_counts_of(round_: Round) -> dict[str, int]:
 
 
 def results(round_: Round) -> dict:
-    """Everything a finished round shows (docs/api.md, "Results")."""
+    """Everything a finished round shows (docs/api.md, "Results"). Fixed once the round
+    has ended (a challenge the host accepts rescores it): the players of the round (in the
+    room when it ended, or who entered a word in it) and totals up to this round, not who
+    joined or what was scored later."""
     room = round_.room
-    players = {player.id: player for player in room.players.all()}
-    for player in players.values():
-        player.room = room  # presenters read the host from it
     submissions = [
         presenters.ScoredEntry(*row)
         for row in Submission.objects.filter(round=round_)
         .order_by("id")
         .values_list("player_id", "word", "verdict", "points", "cancelled")
     ]
+    entered = {entry.player_id for entry in submissions}
+    players = {
+        player.id: player
+        for player in room.players.all()
+        if player.id in entered or _in_room_at_end(player, round_)
+    }
+    for player in players.values():
+        player.room = room  # presenters read the host from it
     challenges = list(round_.challenges.select_related("player", "round").order_by("id"))
-    return presenters.results_dict(round_, submissions, players, room_totals(room), challenges)
+    totals = room_totals(room, through_round=round_.number)
+    return presenters.results_dict(round_, submissions, players, totals, challenges)
+
+
+def _in_room_at_end(player: Player, round_: Round) -> bool:
+    """Whether the player was in the room when the round ended (or is, if it has not)."""
+    end = round_.ended_at
+    if end is None:
+        return player.active
+    return player.joined_at <= end and (player.left_at is None or player.left_at > end)
 
 
 def room_state(room: Room, viewer: Player | None = None) -> dict:

@@ -121,3 +121,10 @@ def end_overdue_rounds() -> int:
 def cleanup_idle_rooms() -> int:
     """Delete rooms that nobody has used for a day."""
     return housekeeping.cleanup_idle_rooms()
+
+
+@shared_task(ignore_result=True)
+def delete_unused_files() -> dict[str, int]:
+    """Delete dictionary versions, word-list uploads and photo files nothing needs any more
+    (after their retention period); returns how many of each."""
+    return housekeeping.delete_unused_files()

@@ -25,7 +25,15 @@ from games import live_counts, writers
 from games.exceptions import InvalidInput, NotAPlayer, WrongRoundState
 from games.live import LiveRound
 from games.models import Player, Round, Submission
-from solver.judge import MAX_ENTRY_LENGTH, Judgement, Verdict, judge_entry
+from solver.judge import (
+    MAX_ENTRY_LENGTH,
+    Judgement,
+    Verdict,
+    compose,
+    judge_entry,
+    normalise_entry,
+)
+from solver.lexicon import Lexicon
 
 # Longest client_id kept for deduplicating resends.
 MAX_CLIENT_ID_LENGTH = 64
@@ -73,6 +81,21 @@ def check_entry(entry: Any, client_id: Any) -> tuple[str, str]:
     return entry, client_id
 
 
+def as_judged(entry: str, lexicon: Lexicon) -> str:
+    """The word an entry is stored as (``solver.judge.judge_entry``'s ``word``)."""
+    return normalise_entry(entry, lexicon) or compose(entry)[:MAX_ENTRY_LENGTH].lower()
+
+
+def check_same_entry(client_id: str, answered_word: str, word: str) -> None:
+    """A resend must be the same entry: a ``client_id`` reused for another word would
+    otherwise get the first word's verdict and the new word would be lost unseen."""
+    if word != answered_word:
+        raise InvalidInput(
+            f"client_id {client_id!r} was already used for {answered_word!r} in this round;"
+            " give each entry its own client_id"
+        )
+
+
 def running_round(room_id: int) -> LiveRound | None:
     """The room's running round (memory, else rebuilt), None when its latest round has
     ended (entries are too late), WrongRoundState when none has started. Worker thread."""
@@ -95,6 +118,7 @@ def judge(
     if client_id:
         answered = live.answered.get((player_id, client_id))
         if answered is not None:
+            check_same_entry(client_id, answered[0], as_judged(entry, live.lexicon))
             return SubmitResult(answered[0], answered[1], client_id, instant, True)
     if not live.in_time(received_at):
         return round_over(entry, client_id)
@@ -176,6 +200,7 @@ def _conflict(
             .first()
         )
         if stored is not None:
+            check_same_entry(client_id, stored[0], judgement.word)
             return SubmitResult(stored[0], stored[1], client_id, instant, True)
     live_rounds.record_written(live, player_id, "", judgement.word, Verdict.ACCEPTED)
     verdict = Verdict.ALREADY_ENTERED

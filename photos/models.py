@@ -10,11 +10,14 @@ from django.dispatch import receiver
 
 from games.models import Player, Room
 
+# Photos are stored under this folder of the media storage, one folder per room.
+PHOTO_FOLDER = "photos"
+
 
 def photo_path(photo: BoardPhoto, filename: str) -> str:
     """``photos/<room code>/<random>.<ext>``: never the uploader's file name."""
     extension = filename.rsplit(".", 1)[-1].lower() if "." in filename else "img"
-    return f"photos/{photo.room.code}/{uuid.uuid4().hex}.{extension[:5]}"
+    return f"{PHOTO_FOLDER}/{photo.room.code}/{uuid.uuid4().hex}.{extension[:5]}"
 
 
 class BoardPhoto(models.Model):

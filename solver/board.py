@@ -58,16 +58,16 @@ class Board:
         return neighbour_table(self.rows, self.cols)
 
     def to_text(self) -> str:
-        """Canonical notation: rows separated by spaces, the Qu die written ``qu``.
+        """Canonical notation: rows separated by spaces, the Qu die written ``q``.
 
-        Rows of single letters and Qu dice are written run together (``"aquol"``); a row
-        with another two-letter face separates its cells with commas (``"a,th,e,r"``) so the
-        text parses back to the same board.
+        Rows of single letters and Qu dice are written run together (``"aqol"``: each
+        character one die, never ambiguous); a row with another two-letter face separates
+        its cells with commas (``"a,th,e,r"``, the Qu die ``qu`` there too).
         """
         rows = []
         for row in self.grid():
             if all(len(face) == 1 or face == "qu" for face in row):
-                rows.append("".join(row))
+                rows.append("".join("q" if face == "qu" else face for face in row))
             else:
                 rows.append(",".join(row))
         return " ".join(rows)
@@ -149,9 +149,9 @@ def from_faces(faces: list[list[str]] | list[str], rows: int | None = None) -> B
     return Board(rows, cols, tuple(normalised))
 
 
-# Splits a row written without commas: "qu" is the Qu die, every other character one cell.
-# Other two-letter faces need commas ("then" is four dice, not "th" + "en").
-_ROW_TOKEN = re.compile(r"qu|.", re.IGNORECASE)
+# Reads "qu" as the Qu die where a row (or a run) cannot be read letter by letter; other
+# two-letter faces always need commas ("then" is four dice, not "th" + "en").
+_QU_TOKEN = re.compile(r"qu|.", re.IGNORECASE)
 
 
 def parse_board(text: str) -> Board:
@@ -160,34 +160,57 @@ def parse_board(text: str) -> Board:
     Accepted forms:
     - rows separated by spaces, newlines or slashes: ``"aeol iejm pdls orkf"``;
     - a square board's cells in one run: ``"aeoliejmpdlsorkf"``;
-    - cells separated by commas inside a row, needed for two-letter faces on boards read from
-      text that would otherwise be ambiguous: ``"qu,a,th,e,r ..."``.
-    The Qu die may be written ``q`` or ``qu`` and ``#`` is a blocked square.
+    - cells separated by commas inside a row, needed for two-letter faces: ``"q,a,th,e ..."``.
+
+    Written without commas, each character is one die and ``q`` is the Qu die, so ``"qu"``
+    is the Qu die then a U die. Only where that reading gives no board (a run that is not
+    square, rows of unequal length) is ``qu`` read as the Qu die: ``"aquo bcde ..."``.
+    ``#`` is a blocked square.
     """
     if not isinstance(text, str):
         raise BoardError(f"a board is text, got {type(text).__name__}")
     row_texts = [row for row in re.split(r"[\s/]+", text.strip()) if row]
     if not row_texts:
         raise BoardError("the board is empty")
+    readings = [_row_readings(row) for row in row_texts]
     if len(row_texts) == 1:
-        cells = _split_row(row_texts[0])
-        return from_faces(cells, rows=_square_side(len(cells)))
-    grid = [_split_row(row) for row in row_texts]
-    _check_rectangular([len(row) for row in grid])
-    return from_faces(grid)
+        for cells in readings[0]:
+            if _is_square(len(cells)):
+                return from_faces(cells, rows=_square_side(len(cells)))
+        _square_side(len(readings[0][0]))  # raises: not a square run
+    return from_faces(_equal_rows(readings))
 
 
-def _split_row(row: str) -> list[str]:
-    """Split one row of notation into faces (commas, when present, separate cells)."""
+def _row_readings(row: str) -> list[list[str]]:
+    """The ways to read one row, preferred first: with commas, its cells; else one die per
+    character, then (if different) ``qu`` as the Qu die."""
     if "," in row:
         cells = row.split(",")
         if any(not cell for cell in cells):
             raise BoardError(f"row {row!r} has an empty cell between commas")
-        return cells
+        return [cells]
     bad = sorted({ch for ch in row if not (ch.isalpha() or ch == BLOCKED)})
     if bad:
         raise BoardError(f"unknown symbol {''.join(bad)!r} in row {row!r}")
-    return _ROW_TOKEN.findall(row)
+    letters = list(row)
+    merged = _QU_TOKEN.findall(row)
+    return [letters] if merged == letters else [letters, merged]
+
+
+def _equal_rows(readings: list[list[list[str]]]) -> list[list[str]]:
+    """One reading per row, all rows the same length: letter by letter where that works."""
+    first_choice = [options[0] for options in readings]
+    if len({len(cells) for cells in first_choice}) == 1:
+        return first_choice
+    common = set.intersection(*({len(cells) for cells in options} for options in readings))
+    if len(common) != 1:
+        _check_rectangular([len(cells) for cells in first_choice])  # raises: ragged rows
+    width = common.pop()
+    return [next(cells for cells in options if len(cells) == width) for options in readings]
+
+
+def _is_square(count: int) -> bool:
+    return round(count**0.5) ** 2 == count
 
 
 def _square_side(count: int) -> int:

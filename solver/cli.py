@@ -19,6 +19,15 @@ from solver.wordrules import ENGLISH_ALPHABET, LexiconRules
 EXIT_BAD_INPUT = 2
 
 
+BOARD_NOTATION = """\
+board notation: rows separated by spaces or slashes ("aeol iejm pdls orkf"), or a square
+board in one run ("aeoliejmpdlsorkf"). Each letter is one die and "q" is the Qu die, so
+"qu" is the Qu die then a U die; "qu" is read as the Qu die alone only where letters one
+by one give no board (a run that is not square, rows of unequal length). Two-letter faces
+(in th er he an) need commas in their row: "a,th,e,r". "#" is a blocked square. Words are
+spelled in full: the Qu die gives "qu" ("quit", never "qit")."""
+
+
 def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
@@ -30,10 +39,20 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m solver", description="Boggle solver")
+    parser = argparse.ArgumentParser(
+        prog="python -m solver",
+        description="Boggle solver",
+        epilog=BOARD_NOTATION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
 
-    solve_cmd = commands.add_parser("solve", help="list every word on a board")
+    solve_cmd = commands.add_parser(
+        "solve",
+        help="list every word on a board",
+        epilog=BOARD_NOTATION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     solve_cmd.add_argument(
         "board", nargs="+", help='e.g. "aeol iejm pdls orkf" or aeoliejmpdlsorkf'
     )
@@ -43,7 +62,10 @@ def _parser() -> argparse.ArgumentParser:
     solve_cmd.set_defaults(run=_run_solve)
 
     score_cmd = commands.add_parser(
-        "score", help="read boards from stdin, print board<TAB>points<TAB>words"
+        "score",
+        help="read boards from stdin, print board<TAB>points<TAB>words",
+        epilog=BOARD_NOTATION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _dictionary_option(score_cmd)
     score_cmd.add_argument("--min-length", type=int, help="default: by board size")

@@ -1,6 +1,7 @@
 """Points for a word, by the number of letters it has (the Qu die counts as two letters).
 
-Tables from the official rule sheets (see docs of shared rules):
+The tables of the official rule sheets, documented in README.md ("Solver and dictionaries")
+and, as a round's ``points_table``, in docs/api.md ("Round", "Verdicts"):
 - 4x4 and smaller: 3-4 letters 1 point, 5: 2, 6: 3, 7: 5, 8 or more: 11.
 - 5x5 (Big Boggle): the same table, but words need 4 letters.
 - 6x6 (Super Big Boggle): as 5x5, and from 9 letters on each extra letter adds 2 points

@@ -7,7 +7,7 @@ from dictionaries import services
 from dictionaries.models import Dictionary
 
 # A small English-like list: comments, blanks, a proper noun, a q without u, a too-short
-# word, a duplicate and a possessive, next to words that BOARD ("cats quiex dogz went")
+# word, a duplicate and a possessive, next to words that BOARD ("cats qiex dogz went")
 # spells.
 TINY_LIST = """# a tiny list for tests
 cat

@@ -124,6 +124,7 @@ def test_a_clashing_room_code_is_replaced(monkeypatch):
         ({"round_seconds": "60"}, "round_seconds"),
         ({"round_seconds": True}, "round_seconds"),
         ({"min_length": 9}, "min_length"),
+        ({"min_length": 2}, "min_length is 3 to 8"),
         ({"min_length": 1.5}, "min_length"),
         ({"dictionary": "klingon"}, "dictionary"),
         ({"cancel_duplicates": "yes"}, "cancel_duplicates"),

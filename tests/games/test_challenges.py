@@ -33,21 +33,17 @@ from tests.games.ws_helpers import (
     receive_until,
     start_round,
     submit,
-    tear_down,
     two_players,
 )
 
-# On BOARD ("cats quiex dogz went") but in no English list: the words challenged here.
+# Every test closes the sockets it opened (tests/games/conftest.py).
+pytestmark = pytest.mark.usefixtures("close_sockets")
+
+# On BOARD ("cats qiex dogz went") but in no English list: the words challenged here.
 WEGO = "wego"
 GODE = "gode"
 # A 4x4 board on which French has "été" (folded: "ete"), and little else.
 FRENCH_BOARD = "etez xkwy jqhb fvgc"
-
-
-@pytest.fixture(autouse=True)
-async def _close_sockets():
-    yield
-    await tear_down()
 
 
 @pytest.fixture

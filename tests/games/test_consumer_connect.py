@@ -26,16 +26,9 @@ from tests.games.ws_helpers import (
     send,
     start_round,
     submit,
-    tear_down,
 )
 
-pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture(autouse=True)
-async def _close_sockets():
-    yield
-    await tear_down()
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("close_sockets")]
 
 
 async def assert_closed_with(comm, code: int) -> None:
@@ -365,24 +358,38 @@ async def test_a_flood_of_submissions_is_rate_limited_then_recovers():
     await assert_alive(ann.comm)
 
 
-async def test_rate_limits_are_per_player():
-    """One player's flood does not slow another player down."""
+async def test_rate_limits_are_per_player(no_refill):
+    """One player's flood does not slow another player down: once Ann has spent her whole
+    bucket and is refused, Bob (same room) still has a full bucket of his own, and his
+    messages do not refill hers. Buckets do not refill here, so this holds however fast the
+    test runs; a bucket shared by the players would refuse Bob's first message."""
     ann = await create_room()
     bob = await join_room(ann.code, "Bob")
     await connect(ann)
     await connect(bob)
-    for _ in range(consumers.BURST + 5):
-        await send(ann.comm, "ping")
-    await assert_alive(bob.comm)
+    flood = consumers.BURST + 5
+    for request_id in range(flood):
+        await send(ann.comm, "ping", request_id=request_id)
+    replies: dict[int, dict] = {}
+    while len(replies) < flood:
+        message = await receive(ann.comm)
+        if "request_id" in message:
+            replies[message["request_id"]] = message
+    # The bucket's first BURST messages went through, the rest were refused.
+    assert [replies[i]["type"] for i in range(consumers.BURST)] == ["pong"] * consumers.BURST
+    assert {replies[i].get("code") for i in range(consumers.BURST, flood)} == {"rate_limited"}
+    for _ in range(consumers.BURST):
+        assert (await ask(bob.comm, "ping"))["type"] == "pong"
+    assert (await ask(ann.comm, "ping"))["code"] == "rate_limited"
 
 
 async def test_unknown_websocket_path_gets_an_error_and_4404():
-    """A socket on a path that is no room's gets a not_found error and close 4404."""
+    """A socket on a path that is no room's gets a room_not_found error and close 4404, as an unknown room does."""
     comm = WebsocketCommunicator(application, "/ws/nowhere/")
     connected, _ = await comm.connect()
     assert connected
     message = json.loads(await comm.receive_from())
-    assert message["type"] == "error" and message["code"] == "not_found"
+    assert message["type"] == "error" and message["code"] == "room_not_found"
     assert "/ws/rooms/" in message["message"]
     await assert_closed_with(comm, 4404)
 

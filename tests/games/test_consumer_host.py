@@ -19,16 +19,9 @@ from tests.games.ws_helpers import (
     receive,
     receive_until,
     start_round,
-    tear_down,
 )
 
-pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture(autouse=True)
-async def _close_sockets():
-    yield
-    await tear_down()
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("close_sockets")]
 
 
 async def room_of_three():

@@ -25,17 +25,10 @@ from tests.games.ws_helpers import (
     set_round_times,
     start_round,
     submit,
-    tear_down,
     two_players,
 )
 
-pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture(autouse=True)
-async def _close_sockets():
-    yield
-    await tear_down()
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("close_sockets")]
 
 
 async def end_by_host(host, *others) -> list[dict]:
@@ -165,8 +158,10 @@ async def test_resending_with_the_same_client_id_returns_the_stored_verdict():
     assert first["verdict"] == again["verdict"] == "accepted"
     assert again["client_id"] == "entry-7"
     assert len(await submissions_of(bob)) == 1
-    # Even a different text under the same id is the same entry.
-    assert (await submit(bob.comm, "dog", client_id="entry-7"))["word"] == "went"
+    # Another word under the same id is refused: it would be lost behind the first verdict.
+    refused = await submit(bob.comm, "dog", client_id="entry-7")
+    assert (refused["type"], refused["code"]) == ("error", "invalid")
+    assert "client_id 'entry-7' was already used for 'went'" in refused["message"]
     assert len(await submissions_of(bob)) == 1
 
 

@@ -16,17 +16,10 @@ from tests.games.ws_helpers import (
     set_round_times,
     start_round,
     submit,
-    tear_down,
     two_players,
 )
 
-pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture(autouse=True)
-async def _close_sockets():
-    yield
-    await tear_down()
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("close_sockets")]
 
 
 async def test_the_watcher_ends_a_round_at_its_deadline():

@@ -472,3 +472,112 @@ async def test_doc_http_errors_and_browser_session() -> None:
         assert not connected
     finally:
         await close_all(browser)
+
+
+async def test_doc_client_qu_rules_retries_and_fixed_results() -> None:
+    """The board text and Qu rules, a client_id reused for another word, an oversized
+    message still answered with its request_id, the documented answers to repeated
+    messages (docs: "Retrying a message"), and an ended round's results staying fixed."""
+    ann, bob = DocClient("Ann"), DocClient("Bob")
+    await ann.create_room({"round_seconds": None})
+    await bob.join(ann.code)
+    try:
+        for client in (ann, bob):
+            assert (await client.connect())["type"] == "state"
+        # In a run each character is a die: "q" the Qu die, then a U die of its own.
+        ok = await ann.request({"type": "set_board", "board": "catsqiuxdogzwent"})
+        assert ok["board"] == "cats qiux dogz went"
+        # "qu" where letters alone make no board (17 characters): the Qu die.
+        ok = await ann.request({"type": "set_board", "board": "CATS QUIUX DOGZ WENT"})
+        assert ok["board"] == "cats qiux dogz went"
+        assert (await ann.request({"type": "start_round"}))["type"] == "ok"
+        again = await ann.request({"type": "start_round"})
+        assert (again["type"], again["code"]) == ("error", "wrong_round_state")
+        started = (await bob.wait_for("round.started"))["round"]
+        assert started["grid"][1] == ["qu", "i", "u", "x"]
+        await bob.sleep_until(started["starts_at"])
+
+        quit_ = await bob.submit("quit", "b1")
+        assert quit_["verdict"] == "accepted"
+        assert (await bob.submit("qit"))["verdict"] == "not_in_dictionary"
+        assert (await bob.submit("wego"))["verdict"] == "not_in_dictionary"  # on the board
+        reused = await bob.submit("cats", "b1")
+        assert (reused["type"], reused["code"]) == ("error", "invalid")
+        assert "client_id 'b1' was already used for 'quit'" in reused["message"]
+        assert (await bob.submit(" QUIT ", "b1"))["verdict"] == "accepted"  # a resend
+
+        huge = await bob.request({"type": "submit", "word": "x" * 5000})
+        assert (huge["type"], huge["code"], huge["request"]) == ("error", "invalid", None)
+
+        assert (await ann.request({"type": "end_round"}))["type"] == "ok"
+        again = await ann.request({"type": "end_round"})
+        assert (again["type"], again["code"]) == ("error", "wrong_round_state")
+        ended = (await bob.wait_for("round.ended"))["results"]
+        assert {p["nickname"] for p in ended["players"]} == {"Ann", "Bob"}
+
+        # Repeats of done messages, as the retry table says.
+        assert (await bob.request({"type": "challenge", "word": "wego", "round_number": 1}))[
+            "type"
+        ] == "ok"
+        again = await bob.request({"type": "challenge", "word": "wego", "round_number": 1})
+        assert again["code"] == "invalid" and "already challenged" in again["message"]
+        challenge_id = (await ann.wait_for("challenge.opened"))["challenge"]["id"]
+        ruled = {"type": "rule_challenge", "challenge_id": challenge_id, "accept": False}
+        assert (await ann.request(ruled))["type"] == "ok"
+        again = await ann.request(ruled)
+        assert again["code"] == "invalid" and "already declined" in again["message"]
+        settings = {"type": "update_settings", "settings": {"min_length": 4}}
+        assert (await ann.request(settings))["type"] == (await ann.request(settings))["type"]
+        refused = await ann.request({"type": "update_settings", "settings": {"min_length": 2}})
+        assert refused["code"] == "invalid" and "3 to 8" in refused["message"]
+        handover = {"type": "transfer_host", "player_id": bob.player_id}
+        assert (await ann.request(handover))["type"] == "ok"
+        assert (await ann.request(handover))["code"] == "not_host"
+
+        # A later joiner and later leavers change nothing in round 1's results.
+        carl = DocClient("Carl")
+        await carl.join(ann.code)
+        kick = {"type": "kick", "player_id": carl.player_id}
+        assert (await bob.request(kick))["type"] == "ok"
+        assert (await bob.request(kick))["code"] == "invalid"
+        status, fixed = await bob.call("GET", f"/api/rooms/{ann.code}/rounds/1")
+        assert status == 200
+        assert fixed["results"]["players"] == ended["players"]
+    finally:
+        await close_all(ann, bob)
+
+
+async def test_unknown_websocket_path_is_answered_as_documented() -> None:
+    socket = WebsocketCommunicator(application, "/ws/elsewhere/")
+    connected, _ = await socket.connect(timeout=WAIT)
+    assert connected
+    error = json.loads(await socket.receive_from(WAIT))
+    assert (error["type"], error["code"]) == ("error", "room_not_found")
+    close = await socket.receive_output(WAIT)
+    assert (close["type"], close["code"]) == ("websocket.close", 4404)
+
+
+def test_every_error_code_the_server_sends_is_documented() -> None:
+    """Every error code in the apps' code (error classes, literal error bodies, the body
+    limit's raw answers) appears in docs/api.md as `code`."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    patterns = [
+        r'\bcode = "([a-z_]+)"',  # GameError subclasses and their kin
+        r'"code":\s*"([a-z_]+)"',  # error bodies written out
+        r'(?:send_error\(send, \d+|raw_error\(b"[^"]*"), "([a-z_]+)"',  # boggle_site.body_limit
+    ]
+    codes: set[str] = set()
+    for folder in ("games", "photos", "boggle_site", "dictionaries"):
+        for source in (root / folder).glob("*.py"):
+            text = source.read_text()
+            for pattern in patterns:
+                codes.update(re.findall(pattern, text))
+    codes.discard("error")  # GameError's placeholder, never sent
+    # The scan finds codes of every kind (so it can fail).
+    assert {"invalid", "photo_not_found", "too_many_connections", "too_large"} <= codes
+    document = (root / "docs" / "api.md").read_text()
+    missing = sorted(code for code in codes if f"`{code}`" not in document)
+    assert missing == []

@@ -173,6 +173,21 @@ def test_a_resend_with_the_same_client_id_returns_the_stored_verdict():
     assert words.do_submit_word(bob, "cats", "entry-2").verdict == "already_entered"
 
 
+def test_a_client_id_reused_for_another_word_is_refused_not_answered_for_the_first():
+    """The new word would otherwise get the first word's verdict and be lost unseen."""
+    ann, bob = make_room()
+    running_round(ann)
+    assert words.do_submit_word(bob, "cats", "entry-1").accepted
+    with pytest.raises(InvalidInput, match="client_id 'entry-1' was already used for 'cats'"):
+        words.do_submit_word(bob, "dogs", "entry-1")
+    # The same entry typed differently is the same entry: a resend.
+    assert words.do_submit_word(bob, " CATS ", "entry-1").duplicate_resend
+    words.do_submit_word(bob, "xyzzy", "entry-2")  # refused: held in memory, then written
+    with pytest.raises(InvalidInput, match="already used for 'xyzzy'"):
+        words.do_submit_word(bob, "cats", "entry-2")
+    assert Submission.objects.filter(player=bob).count() == 1  # xyzzy still waits in memory
+
+
 def test_client_ids_are_per_player():
     """Two players may use the same client id without clashing."""
     ann, bob = make_room()
@@ -463,3 +478,29 @@ def test_leaving_passes_hosting_to_the_longest_present_online_player():
     assert Room.objects.get(pk=room.pk).host_id is None
     dana = rooms.do_join_room(Room.objects.get(pk=room.pk), "Dana")
     assert Room.objects.get(pk=room.pk).host_id == dana.id
+
+
+def test_an_ended_rounds_results_stay_as_they_were():
+    """Who played round 1 and their totals then: a later joiner, a later round's points and
+    a player who leaves afterwards change nothing in them."""
+    ann, bob = make_room()
+    first = running_round(ann)
+    words.do_submit_word(ann, "cats")
+    rounds.do_end_round(first.id)
+    first.refresh_from_db()
+    before = state.results(first)
+    assert [p["nickname"] for p in before["players"]] == ["Ann", "Bob"]
+
+    carl = rooms.do_join_room(ann.room, "Carl")
+    second = running_round(ann)
+    words.do_submit_word(ann, "went")
+    words.do_submit_word(carl, "cats")
+    rounds.do_end_round(second.id)
+    rooms.do_leave(bob)
+
+    after = state.results(first)
+    assert after["players"] == before["players"]
+    assert [p["total_points"] for p in after["players"]] == [1, 0]
+    second.refresh_from_db()
+    latest = {p["nickname"]: p["total_points"] for p in state.results(second)["players"]}
+    assert latest == {"Ann": 2, "Bob": 0, "Carl": 1}  # Bob left after it ended

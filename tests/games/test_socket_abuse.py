@@ -22,23 +22,9 @@ from tests.games.ws_helpers import (
     open_socket,
     receive,
     receive_until,
-    tear_down,
 )
 
-pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture(autouse=True)
-async def _close_sockets():
-    yield
-    await tear_down()
-
-
-@pytest.fixture
-def no_refill(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Buckets that never refill: what is limited does not depend on how fast tests run."""
-    monkeypatch.setattr(consumers, "RATE_PER_SECOND", 0.0)
-    monkeypatch.setattr(socket_limits, "FLOOD_REFILL_PER_SECOND", 0.0)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("close_sockets")]
 
 
 async def next_output(comm) -> dict:

@@ -27,7 +27,7 @@ from games.models import Round
 #   qu i e x
 #   d o g z
 #   w e n t
-BOARD = "cats quiex dogz went"
+BOARD = "cats qiex dogz went"
 # English words on BOARD (each spelled by a path of adjacent, distinct dice).
 ON_BOARD = ("cat", "cats", "dog", "went", "quit", "quiet", "diet")
 # In the English list, but not on BOARD.

@@ -230,12 +230,12 @@ async def test_a_bearer_token_upload_is_read_and_stored(fake_reader):
     assert response.status_code == 202
     photo_id = response.json()["photo"]["id"]
     read = await receive_until(ann.comm, "board.read")
-    assert read["board"] == "cats quiex dogz went"
+    assert read["board"] == "cats qiex dogz went"
     assert read["confidence"][1][1] == 0.5
     detail = await sync_to_async(bob.client.get)(f"/api/rooms/{ann.code}/photos/{photo_id}")
     assert detail.status_code == 200
     assert detail.json()["photo"]["status"] == "read"
-    assert detail.json()["photo"]["result"]["board"] == "cats quiex dogz went"
+    assert detail.json()["photo"]["result"]["board"] == "cats qiex dogz went"
     photo = await sync_to_async(BoardPhoto.objects.get)(pk=photo_id)
     assert photo.image.name.endswith(".png") and photo.image.name.startswith(f"photos/{ann.code}/")
 

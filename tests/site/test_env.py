@@ -228,3 +228,12 @@ def test_embedded_default_with_an_https_public_url_keeps_cookies_on_http() -> No
     assert security["SECURE_HSTS_SECONDS"] == 0
     forced = env.security_settings({"BOGGLE_PUBLIC_URL": "https://x.example", "BOGGLE_HTTPS": "1"})
     assert forced["SESSION_COOKIE_SECURE"] is True
+
+
+def test_dictionary_retention_is_thirty_days_unless_set() -> None:
+    """BOGGLE_DICTIONARY_RETENTION_DAYS: whole days, 1 or more; anything else stops startup."""
+    assert env.dictionary_retention_days({}) == env.DEFAULT_DICTIONARY_RETENTION_DAYS == 30
+    assert env.dictionary_retention_days({"BOGGLE_DICTIONARY_RETENTION_DAYS": " 7 "}) == 7
+    for wrong in ("0", "-3", "a month", "1.5"):
+        with pytest.raises(ImproperlyConfigured, match="BOGGLE_DICTIONARY_RETENTION_DAYS"):
+            env.dictionary_retention_days({"BOGGLE_DICTIONARY_RETENTION_DAYS": wrong})

@@ -24,8 +24,8 @@ function lettersOf(text) {
 }
 
 /**
- * One path of cells spelling `text`, or null. A Qu die matches "qu" (and a lone "q");
- * two-letter faces match their two letters. Accents are ignored for the match.
+ * One path of cells spelling `text`, or null, as the server finds one (solver.judge): a
+ * Qu die matches "qu" only, two-letter faces their two letters. Accents are ignored.
  */
 export function findPath(text, faces, cols) {
   const word = lettersOf(text).normalize("NFD").replace(/\p{M}/gu, "");
@@ -36,19 +36,16 @@ export function findPath(text, faces, cols) {
   function step(cell, at) {
     const face = faces[cell];
     if (face === "#" || used.has(cell)) return false;
-    const takes = [];
-    if (word.startsWith(face, at)) takes.push(face.length);
-    if (face === "qu" && word[at] === "q" && word[at + 1] !== "u") takes.push(1);
-    for (const length of takes) {
-      used.add(cell);
-      path.push(cell);
-      if (at + length === word.length) return true;
-      for (let next = 0; next < faces.length; next += 1) {
-        if (areNeighbours(cell, next, cols) && step(next, at + length)) return true;
-      }
-      used.delete(cell);
-      path.pop();
+    // The Qu die spells "qu", never a lone "q": the server spells words the same way.
+    if (!word.startsWith(face, at)) return false;
+    used.add(cell);
+    path.push(cell);
+    if (at + face.length === word.length) return true;
+    for (let next = 0; next < faces.length; next += 1) {
+      if (areNeighbours(cell, next, cols) && step(next, at + face.length)) return true;
     }
+    used.delete(cell);
+    path.pop();
     return false;
   }
 

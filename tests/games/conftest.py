@@ -1,0 +1,29 @@
+"""Fixtures shared by the websocket tests of the games app (helpers are in ws_helpers)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+
+from games import consumers, socket_limits
+
+
+@pytest.fixture
+async def close_sockets() -> AsyncIterator[None]:
+    """After the test: close the sockets it opened and forget its rate-limit buckets
+    (``ws_helpers.tear_down``). A module whose tests open sockets uses it for every test:
+    ``pytestmark = [..., pytest.mark.usefixtures("close_sockets")]``."""
+    # Imported here, not at the top: ws_helpers imports boggle_site.asgi, and this file is
+    # loaded before tests/conftest.py turns off the photo reader's preloading.
+    from tests.games.ws_helpers import tear_down
+
+    yield
+    await tear_down()
+
+
+@pytest.fixture
+def no_refill(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Buckets that never refill: what is limited does not depend on how fast tests run."""
+    monkeypatch.setattr(consumers, "RATE_PER_SECOND", 0.0)
+    monkeypatch.setattr(socket_limits, "FLOOD_REFILL_PER_SECOND", 0.0)
