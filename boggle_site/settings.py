@@ -128,6 +128,8 @@ STATIC_ROOT = BASE_DIR / "var" / "static"
 STATIC_ROOT.mkdir(exist_ok=True)
 # In development serve straight from static/ so no collectstatic is needed.
 WHITENOISE_USE_FINDERS = DEBUG
+# The web app manifest's own type (WhiteNoise's table lacks it: application/octet-stream).
+WHITENOISE_MIMETYPES = {".webmanifest": "application/manifest+json"}
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     # Hashed, compressed names need `collectstatic` first, so only outside development.

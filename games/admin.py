@@ -1,9 +1,11 @@
 """Staff pages for rooms, players, rounds, submissions and challenged words."""
 
 from collections import defaultdict
+from typing import Any
 
+from django import forms
 from django.contrib import admin, messages
-from django.db.models import QuerySet
+from django.db.models import OuterRef, QuerySet, Subquery
 from django.http import HttpRequest
 
 from dictionaries import services as dictionary_services
@@ -20,12 +22,42 @@ class PlayerInline(admin.TabularInline):
     readonly_fields = ("joined_at", "last_seen_at")
 
 
+def dictionary_choices(current: str = "") -> list[tuple[str, str]]:
+    """Every dictionary of the dictionaries app, by title (value: its name); a room's
+    current name that no dictionary has any more is kept, marked, so saving keeps it."""
+    choices = [
+        (name, title)
+        for name, title in Dictionary.objects.order_by("title").values_list("name", "title")
+    ]
+    if current and current not in {name for name, _ in choices}:
+        choices.append((current, f"{current} (no such dictionary)"))
+    return choices
+
+
+class RoomAdminForm(forms.ModelForm):
+    """The room's dictionary is picked from the existing dictionaries, shown by title."""
+
+    dictionary = forms.ChoiceField(choices=(), help_text="The dictionary of the next rounds.")
+
+    class Meta:
+        model = Room
+        fields = "__all__"
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        current = self.instance.dictionary if self.instance.pk else ""
+        field = self.fields["dictionary"]
+        assert isinstance(field, forms.ChoiceField)
+        field.choices = dictionary_choices(current)
+
+
 @admin.register(Room)
 class RoomAdmin(admin.ModelAdmin):
+    form = RoomAdminForm
     list_display = (
         "code",
         "board_size",
-        "dictionary",
+        "dictionary_title",
         "round_seconds",
         "created_at",
         "last_active_at",
@@ -34,6 +66,16 @@ class RoomAdmin(admin.ModelAdmin):
     search_fields = ("code",)
     readonly_fields = ("code", "created_at", "last_active_at", "version")
     inlines = [PlayerInline]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet:
+        # The title in the same query as the rooms (a room names its dictionary by name).
+        titles = Dictionary.objects.filter(name=OuterRef("dictionary")).values("title")[:1]
+        return super().get_queryset(request).annotate(dictionary_title=Subquery(titles))
+
+    @admin.display(description="dictionary", ordering="dictionary_title")
+    def dictionary_title(self, obj: Room) -> str:
+        title = getattr(obj, "dictionary_title", None)
+        return title or f"{obj.dictionary} (no such dictionary)"
 
 
 @admin.register(Player)

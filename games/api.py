@@ -18,7 +18,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 
 from boggle_site.hosts import absolute_url
-from games import checks, rooms, state, throttle
+from games import checks, replays, rooms, state, throttle
 from games.exceptions import (
     GameError,
     InvalidInput,
@@ -36,6 +36,7 @@ STATUS_FOR_CODE = {
     "room_not_found": 404,
     "round_not_found": 404,
     "not_a_player": 403,
+    "kicked": 403,
     "not_host": 403,
     "nickname_taken": 409,
     "wrong_round_state": 409,
@@ -203,7 +204,10 @@ def player_response(request: HttpRequest, room: Room, player: Player, status: in
 @idempotent
 def create_room(request: HttpRequest) -> JsonResponse:
     data = read_json(request)
-    room, host = rooms.do_create_room(data.get("nickname"), data.get("settings"))
+    # ``board``: a new room on that board ("Play this board again"; games.replays).
+    room, host = replays.do_create_room(
+        data.get("nickname"), data.get("settings"), data.get("board")
+    )
     remember_player(request.session, host)
     return player_response(request, room, host, status=201)
 
@@ -222,6 +226,16 @@ def room_detail(request: HttpRequest, code: str) -> JsonResponse:
 def join_room(request: HttpRequest, code: str) -> JsonResponse:
     data = read_json(request)
     room = find_room(request, code)
+    token = bearer_token(request)
+    session_player = None if token else player_id_from_session(request.session, room)
+    # A device that was a player here before: kicked ones stay out (403 kicked) until the
+    # host lets them back; one that left gets the same player back, points and all.
+    former = rooms.former_player(room, token, session_player)
+    if former is not None:
+        player = rooms.do_rejoin(room, former, data.get("nickname"))
+        remember_player(request.session, player)
+        room.refresh_from_db()
+        return player_response(request, room, player, status=200)
     existing = viewer(request, room)
     if existing is not None:  # this browser (or token) already plays here: a rejoin
         return player_response(request, room, existing, status=200)

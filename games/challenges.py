@@ -1,5 +1,12 @@
-"""House rules: a player challenges a word the dictionary refused, the host rules, and an
-accepted word rescores the round and counts in the room's later rounds."""
+"""House rules: a player challenges a word the dictionary refused, the room votes (or the
+host rules on another player's challenge), and an accepted word rescores the round and
+counts in the room's later rounds.
+
+The vote (docs/api.md, "House rules: challenges"): the voters are the active players online
+when the challenge opens, but the challenger. It is decided as soon as more than half of
+them vote the same way; when all have voted and it is a tie, the host's vote decides (a
+tie declines when the host is not a voter, e.g. the host's own challenge). So a host never
+accepts their own challenge alone."""
 
 from __future__ import annotations
 
@@ -45,6 +52,8 @@ def check_challenge(player: Player, word: Any, round_number: Any) -> tuple[Round
         raise InvalidInput("round_number is a number")
     if not isinstance(word, str) or not word.strip() or len(word) > MAX_ENTRY_LENGTH:
         raise InvalidInput("word is a refused word as the results show it")
+    if Room.objects.filter(pk=player.room_id, game_ended_at__isnull=False).exists():
+        raise WrongRoundState("the game has ended: its standing is final")
     round_ = Round.objects.filter(room_id=player.room_id, number=round_number).first()
     if round_ is None:
         raise RoundNotFound(f"this room has no round {round_number}")
@@ -66,6 +75,8 @@ def check_challenge(player: Player, word: Any, round_number: Any) -> tuple[Round
             "only words refused as not in the dictionary can be challenged; "
             f"{judged!r} was refused: {reason}"
         )
+    # Entries are judged board first (solver.judge), so a not_in_dictionary entry is on the
+    # board; this guards entries stored before that order.
     if find_word_path(parse_board(round_.board), judged) is None:
         raise InvalidInput(f"{judged!r} is not on the board either: accepting it changes nothing")
     earlier = Challenge.objects.filter(round=round_, word=judged).select_related("player").first()
@@ -78,8 +89,9 @@ def check_challenge(player: Player, word: Any, round_number: Any) -> tuple[Round
 
 @transaction.atomic
 def do_challenge(player: Player, word: Any, round_number: Any) -> Challenge:
-    """A player asks the host to accept a word the dictionary refused; everyone hears of it
-    (``challenge.opened``) and the host rules with ``do_rule_challenge``."""
+    """A player asks the room to accept a word the dictionary refused; everyone hears of it
+    (``challenge.opened``), the voters (online now) vote with ``do_vote_challenge``, and
+    the host may settle another player's challenge with ``do_rule_challenge``."""
     round_, judged = check_challenge(player, word, round_number)
     try:
         with transaction.atomic():
@@ -89,6 +101,7 @@ def do_challenge(player: Player, word: Any, round_number: Any) -> Challenge:
                 player=player,
                 word=judged,
                 dictionary=round_.dictionary,
+                voters=_electorate(player),
             )
     except IntegrityError:  # another player challenged the same word a moment earlier
         raise InvalidInput(f"{judged!r} was just challenged by someone else") from None
@@ -99,23 +112,102 @@ def do_challenge(player: Player, word: Any, round_number: Any) -> Challenge:
     return challenge
 
 
-@transaction.atomic
-def do_rule_challenge(host: Player, challenge_id: Any, accept: Any) -> Challenge:
-    """The host accepts or declines a challenge (``challenge.ruled``). Accepting re-judges
-    the round's entries of the word for every player, adds it to the round's solution,
-    rescores the round with the duplicate rule (``round.rescored``), and makes the word
-    count in the room's later rounds with the same dictionary."""
-    check_host(host)
+def _electorate(challenger: Player) -> list[int]:
+    """Who votes on a challenge opened now: the room's active players online at this
+    moment, in joining order, but the challenger."""
+    return list(
+        Player.objects.filter(room_id=challenger.room_id, left_at__isnull=True, kicked=False)
+        .exclude(pk=challenger.pk)
+        .with_presence()
+        .filter(is_online=True)
+        .order_by("joined_at", "id")
+        .values_list("id", flat=True)
+    )
+
+
+def votes_needed(challenge: Challenge) -> int:
+    """A majority of the voters: more than half of them."""
+    return len(challenge.voters) // 2 + 1
+
+
+def vote_outcome(challenge: Challenge, host_id: int | None) -> bool | None:
+    """True (accept) or False (decline) once the votes decide, None while they do not: a
+    majority either way, or, all votes in and tied, the host's vote (decline when the host
+    is not among the voters)."""
+    accepts = sum(1 for vote in challenge.votes.values() if vote)
+    declines = len(challenge.votes) - accepts
+    needed = votes_needed(challenge)
+    if not challenge.voters:
+        return None  # nobody to vote: only the host's rule_challenge decides
+    if accepts >= needed:
+        return True
+    if declines >= needed:
+        return False
+    if len(challenge.votes) == len(challenge.voters):  # a tie
+        return bool(challenge.votes.get(str(host_id), False))
+    return None
+
+
+def _pending_challenge(room: Room, challenge_id: Any) -> Challenge:
+    if room.game_ended_at is not None:  # games.standings.do_end_game
+        raise WrongRoundState("the game has ended: its standing is final")
     if not is_int(challenge_id):
         raise InvalidInput("challenge_id is a number")
-    if not isinstance(accept, bool):
-        raise InvalidInput("accept is true or false")
-    room = Room.objects.select_for_update().get(pk=host.room_id)  # one ruling at a time
     challenge = Challenge.objects.filter(pk=challenge_id, room=room).first()
     if challenge is None:
         raise InvalidInput("no such challenge in this room")
     if challenge.status != Challenge.Status.PENDING:
         raise InvalidInput(f"that challenge was already {challenge.status}")
+    return challenge
+
+
+@transaction.atomic
+def do_vote_challenge(voter: Player, challenge_id: Any, accept: Any) -> Challenge:
+    """A voter's vote (a later vote of theirs replaces it while the challenge is pending);
+    everyone gets ``challenge.voted`` with the counts, then ``challenge.ruled`` (and
+    ``round.rescored``) if the votes now decide it."""
+    if not isinstance(accept, bool):
+        raise InvalidInput("accept is true or false")
+    room = Room.objects.select_for_update().get(pk=voter.room_id)  # one vote at a time
+    challenge = _pending_challenge(room, challenge_id)
+    if challenge.player_id == voter.id:
+        raise InvalidInput("you cannot vote on your own challenge: the others decide")
+    if voter.id not in challenge.voters:
+        raise InvalidInput("only the players online when the challenge was made vote on it")
+    challenge.votes = {**challenge.votes, str(voter.id): accept}
+    challenge.save(update_fields=["votes"])
+    challenge.round = Round.objects.get(pk=challenge.round_id)
+    events.emit_to_room(
+        room, "challenge.voted", {"challenge": presenters.challenge_dict(challenge)}
+    )
+    outcome = vote_outcome(challenge, room.host_id)
+    if outcome is not None:
+        _decide(room, challenge, outcome, None)
+    return challenge
+
+
+@transaction.atomic
+def do_rule_challenge(host: Player, challenge_id: Any, accept: Any) -> Challenge:
+    """The host accepts or declines another player's challenge at once, whatever the votes
+    so far (``challenge.ruled``). The host's own challenges are the room's to vote on."""
+    check_host(host)
+    if not isinstance(accept, bool):
+        raise InvalidInput("accept is true or false")
+    room = Room.objects.select_for_update().get(pk=host.room_id)  # one ruling at a time
+    challenge = _pending_challenge(room, challenge_id)
+    if challenge.player_id == host.id:
+        raise InvalidInput(
+            "you cannot rule on your own challenge: the other players vote (vote_challenge)"
+        )
+    _decide(room, challenge, accept, host)
+    return challenge
+
+
+def _decide(room: Room, challenge: Challenge, accept: bool, host: Player | None) -> None:
+    """Settle a challenge (``challenge.ruled``). Accepting re-judges the round's entries of
+    the word for every player, adds it to the round's solution, rescores the round with the
+    duplicate rule (``round.rescored``), and makes the word count in the room's later rounds
+    with the same dictionary."""
     challenge.status = Challenge.Status.ACCEPTED if accept else Challenge.Status.DECLINED
     challenge.decided_at = timezone.now()
     challenge.decided_by = host
@@ -128,7 +220,6 @@ def do_rule_challenge(host: Player, challenge_id: Any, accept: Any) -> Challenge
     if accept:
         _accept_word(round_, challenge.word)
         events.emit_to_room(room, "round.rescored", {"results": state.results(round_)})
-    return challenge
 
 
 def _accept_word(round_: Round, word: str) -> None:

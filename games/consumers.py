@@ -30,6 +30,7 @@ from games import (
     rooms,
     rounds,
     socket_limits,
+    standings,
     state,
     throttle,
     words,
@@ -361,6 +362,10 @@ class RoomConsumer(AsyncWebsocketConsumer):
         await in_thread(rooms.do_kick)(self.me, message.get("player_id"))
         return {"type": "ok", "request": "kick"}
 
+    async def _on_unkick(self, message: dict) -> dict:
+        await in_thread(rooms.do_unkick)(self.me, message.get("player_id"))
+        return {"type": "ok", "request": "unkick"}
+
     async def _on_leave(self, message: dict) -> None:
         await in_thread(rooms.do_leave)(self.me)
         # Sent here, not returned: the socket closes right after, so echo request_id here too.
@@ -390,6 +395,20 @@ class RoomConsumer(AsyncWebsocketConsumer):
             "challenge": presenters.challenge_dict(challenge),
         }
 
+    async def _on_vote_challenge(self, message: dict) -> dict:
+        challenge = await in_thread(challenges.do_vote_challenge)(
+            self.me, message.get("challenge_id"), message.get("accept")
+        )
+        return {
+            "type": "ok",
+            "request": "vote_challenge",
+            "challenge": presenters.challenge_dict(challenge),
+        }
+
+    async def _on_end_game(self, message: dict) -> dict:
+        final = await in_thread(standings.do_end_game)(self.me)
+        return {"type": "ok", "request": "end_game", "standing": final}
+
     async def _on_sync(self, message: dict) -> dict:
         state = await in_thread(_state_for)(self.my_room.pk, self.me.pk)
         return {"type": "state", "state": state}
@@ -409,9 +428,12 @@ class RoomConsumer(AsyncWebsocketConsumer):
         "set_board": _on_set_board,
         "transfer_host": _on_transfer_host,
         "kick": _on_kick,
+        "unkick": _on_unkick,
         "leave": _on_leave,
         "challenge": _on_challenge,
         "rule_challenge": _on_rule_challenge,
+        "vote_challenge": _on_vote_challenge,
+        "end_game": _on_end_game,
         "sync": _on_sync,
         "ping": _on_ping,
     }

@@ -5,6 +5,7 @@ GameError
  ├── RoomNotFound        no room with that code (or it was cleaned up)
  ├── RoundNotFound       no round with that number in the room
  ├── NotAPlayer          the token or session does not belong to a player of the room
+ │    └── Kicked          ... because the host kicked that player and has not let them back
  ├── NotHost             a host-only action by someone else
  ├── InvalidInput        malformed settings, nickname, board or message
  ├── NicknameTaken       another player in the room has that nickname
@@ -36,6 +37,10 @@ class RoundNotFound(GameError):
 
 class NotAPlayer(GameError):
     code = "not_a_player"
+
+
+class Kicked(NotAPlayer):
+    code = "kicked"
 
 
 class NotHost(GameError):

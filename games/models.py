@@ -102,6 +102,14 @@ class Room(models.Model):
         blank=True,
         help_text="When live counts last went out (by any process): at most one frame a second.",
     )
+    game_ended_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the host ended the game (end_game): no more rounds."
+    )
+    final_standing = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="The standing sent with game.ended (games.standings), kept for the state.",
+    )
 
     class Meta:
         ordering = ["-created_at"]
@@ -296,8 +304,9 @@ class Submission(models.Model):
 
 class Challenge(models.Model):
     """A house rule at the table: a player asks that a word the dictionary refused count,
-    and the host rules. An accepted word counts for the challenger and everyone else who
-    entered it in that round, and in the room's later rounds with the same dictionary."""
+    and the players online vote (games.challenges). An accepted word counts for the
+    challenger and everyone else who entered it in that round, and in the room's later
+    rounds with the same dictionary."""
 
     class Status(models.TextChoices):
         PENDING = "pending", "pending"
@@ -319,7 +328,22 @@ class Challenge(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     decided_at = models.DateTimeField(null=True, blank=True)
     decided_by = models.ForeignKey(
-        Player, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+        Player,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="The host, when decided by rule_challenge; empty when the vote decided.",
+    )
+    voters = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="Ids of the players who vote: those online when it opened, but the challenger.",
+    )
+    votes = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="Each voter's vote so far: player id (as text) -> true (accept) / false.",
     )
     added_to = models.ForeignKey(
         "dictionaries.Dictionary",

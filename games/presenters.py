@@ -163,7 +163,8 @@ def results_dict(
 
 
 def challenge_dict(challenge: Challenge) -> dict:
-    """A challenge of a refused word, and the host's ruling once made."""
+    """A challenge of a refused word, its votes so far, and the decision once made."""
+    accepts = sum(1 for vote in challenge.votes.values() if vote)
     return {
         "id": challenge.id,
         "round_number": challenge.round.number,
@@ -173,6 +174,13 @@ def challenge_dict(challenge: Challenge) -> dict:
         "status": challenge.status,
         "created_at": timestamp_ms(challenge.created_at),
         "decided_at": timestamp_ms(challenge.decided_at),
+        "votes": {
+            "voters": list(challenge.voters),
+            "voted": sorted(int(player_id) for player_id in challenge.votes),
+            "accept": accepts,
+            "decline": len(challenge.votes) - accepts,
+            "needed": len(challenge.voters) // 2 + 1,
+        },
     }
 
 

@@ -13,6 +13,7 @@ from games import events, presenters
 from games.checks import check_host, check_nickname, check_settings, current_round, is_int
 from games.exceptions import (
     InvalidInput,
+    Kicked,
     NicknameTaken,
     WrongRoundState,
 )
@@ -25,6 +26,7 @@ from games.models import (
     Room,
     Round,
 )
+from games.nicknames import nickname_key
 from solver.board import parse_board
 from solver.errors import SolverError
 
@@ -61,6 +63,46 @@ def do_join_room(room: Room, nickname: Any) -> Player:
     if room.host_id is None:
         Room.objects.filter(pk=room.pk).update(host=player)
         room.host_id = player.id
+    player.is_online = False  # a socket comes next
+    events.emit_to_room(room, "player.joined", {"player": presenters.player_dict(player)})
+    return player
+
+
+def former_player(room: Room, token: str | None, player_id: int | None) -> Player | None:
+    """The player of ``room`` that this device was before it left or was kicked: named by
+    the Bearer token, else by the browser session's player id. Kicked (and not let back)
+    raises ``Kicked``; None when the device names no player who is gone from the room."""
+    players = Player.objects.filter(room=room, left_at__isnull=False)
+    if token:
+        former = players.filter(token=token).first()
+    elif player_id:
+        former = players.filter(pk=player_id).first()
+    else:
+        return None
+    if former is not None and former.kicked:
+        raise Kicked("the host removed you from this room; only the host can let you back (unkick)")
+    return former
+
+
+@transaction.atomic
+def do_rejoin(room: Room, player: Player, nickname: Any) -> Player:
+    """A player who left comes back on the same device: the same player (id, token, points
+    of earlier rounds) is active again, under the nickname sent (the old one if none)."""
+    cleaned = check_nickname(room, player.nickname if nickname is None else nickname, player)
+    try:
+        with transaction.atomic():
+            updated = Player.objects.filter(
+                pk=player.pk, left_at__isnull=False, kicked=False
+            ).update(left_at=None, nickname=cleaned, nickname_key=nickname_key(cleaned))
+    except IntegrityError:  # someone took the nickname between the check and the update
+        raise NicknameTaken(f"{cleaned!r} is taken in this room; pick another nickname") from None
+    if not updated:  # kicked (or back already) a moment ago
+        raise Kicked("the host removed you from this room; only the host can let you back")
+    player.refresh_from_db()
+    if room.host_id is None:
+        Room.objects.filter(pk=room.pk).update(host=player)
+        room.host_id = player.id
+    player.room = room
     player.is_online = False  # a socket comes next
     events.emit_to_room(room, "player.joined", {"player": presenters.player_dict(player)})
     return player
@@ -136,6 +178,20 @@ def do_kick(host: Player, player_id: Any) -> None:
     room = Room.objects.get(pk=host.room_id)
     events.emit_to_player(target.id, "kicked", {"message": "the host removed you from the room"})
     events.emit_to_room(room, "player.left", {"player_id": target.id, "kicked": True})
+
+
+@transaction.atomic
+def do_unkick(host: Player, player_id: Any) -> None:
+    """The host lets a kicked player back: their device may join again (and gets the same
+    player, with their points, back). ``player.allowed_back`` tells the room."""
+    check_host(host)
+    if not is_int(player_id):
+        raise InvalidInput("player_id is a number")
+    room = Room.objects.select_for_update().get(pk=host.room_id)
+    updated = Player.objects.filter(pk=player_id, room=room, kicked=True).update(kicked=False)
+    if not updated:
+        raise InvalidInput("no kicked player with that id in this room")
+    events.emit_to_room(room, "player.allowed_back", {"player_id": player_id})
 
 
 def _other_active_player(host: Player, player_id: Any) -> Player:

@@ -64,6 +64,8 @@ def do_start_round(host: Player) -> Round:
     computed by a task, which then starts the countdown."""
     check_host(host)
     room = Room.objects.select_for_update().get(pk=host.room_id)
+    if room.game_ended_at is not None:  # games.standings.do_end_game
+        raise WrongRoundState("the game has ended: no more rounds in this room")
     previous = current_round(room.pk)
     if previous is not None and previous.status != Round.Status.ENDED:
         raise WrongRoundState("a round is already under way")

@@ -102,6 +102,15 @@ def room_state(room: Room, viewer: Player | None = None) -> dict:
         ended_results,
         available_dictionaries(),
     )
+    # The final standing once the host ended the game (games.standings), else None.
+    state["standing"] = room.final_standing
+    # Kicked players the host has not let back (``unkick`` takes their id).
+    state["kicked"] = [
+        {"id": player_id, "nickname": nickname}
+        for player_id, nickname in room.players.filter(kicked=True)
+        .order_by("left_at", "id")
+        .values_list("id", "nickname")
+    ]
     for part in _parts:
         state.update(part(room, current))
     return state

@@ -90,8 +90,9 @@ def judge_entry(
     already: Container[str] = frozenset(),
     extra_words: Container[str] = frozenset(),
 ) -> Judgement:
-    """Judge one entry: letters only, long enough, new for this player, in the dictionary
-    (or accepted by the room: ``extra_words``), and spelled by a path on the board."""
+    """Judge one entry: letters only, long enough, new for this player, spelled by a path on
+    the board, and in the dictionary (or accepted by the room: ``extra_words``), checked in
+    that order."""
     word = normalise_entry(entry, lexicon)
     if not word:
         return Judgement(compose(entry)[:MAX_ENTRY_LENGTH].lower(), Verdict.NOT_A_WORD)
@@ -99,11 +100,14 @@ def judge_entry(
         return Judgement(word, Verdict.TOO_SHORT)
     if word in already:
         return Judgement(word, Verdict.ALREADY_ENTERED)
-    if word not in lexicon and word not in extra_words:
-        return Judgement(word, Verdict.NOT_IN_DICTIONARY)
+    # The board first: a word the board does not spell (letters not on it, or no path) is
+    # not_on_board whatever the dictionary says, so not_in_dictionary always names a word
+    # the board spells (the only kind a player may challenge).
     path = find_word_path(board, word)
     if path is None:
         return Judgement(word, Verdict.NOT_ON_BOARD)
+    if word not in lexicon and word not in extra_words:
+        return Judgement(word, Verdict.NOT_IN_DICTIONARY)
     return Judgement(word, Verdict.ACCEPTED, path)
 
 

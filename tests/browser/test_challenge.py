@@ -1,5 +1,6 @@
-"""House rules in real browsers: a player challenges a word the dictionary refused, the
-host accepts it, and both pages show the round scored again with the word counted."""
+"""House rules in real browsers: a player challenges a word the dictionary refused; the
+host rules on another player's challenge, or the room votes (the host's own challenge is
+decided by the others' votes only), and every page shows the round scored again."""
 
 from __future__ import annotations
 
@@ -104,28 +105,106 @@ def test_player_challenges_a_refused_word_and_the_host_accepts_it(site, browser)
         ann_item = ann.locator(".challenge-list li", has_text=f"Bob challenges {odd.upper()}")
         expect(ann_item).to_be_visible()
         expect(bob.locator(".challenge-list")).to_contain_text(f"You challenge {odd.upper()}")
-        expect(bob.locator(".challenge-list")).to_contain_text("Waiting for Ann to rule")
-        expect(bob.get_by_role("button", name="Accept")).to_have_count(0)
+        # Ann (online) is the one voter: one vote decides; Bob neither votes nor rules.
+        expect(bob.locator(".challenge-list")).to_contain_text("0 of 1 vote to accept")
+        expect(bob.locator(".challenge-list")).to_contain_text("The others vote")
+        expect(bob.get_by_role("button", name=re.compile("accept", re.I))).to_have_count(0)
         expect(challenge).to_have_count(0)
+        # Ann may vote, and as the host rule at once: both offered, told apart by name.
+        expect(ann_item.get_by_role("button", name=f"Vote to accept {odd.upper()}")).to_be_visible()
+        expect(
+            ann_item.get_by_role("button", name=f"Accept {odd.upper()}", exact=True)
+        ).to_be_visible()
 
         screenshot(ann, "challenge-host", full_page=True)
-        ann_item.get_by_role("button", name=f"Accept {odd.upper()}").click()
+        ann_item.get_by_role("button", name=f"Accept {odd.upper()}", exact=True).click()
 
         rescored = expected(bob_word.points + odd_points)
         for page in (ann, bob):
-            expect(page.locator(".challenge-list")).to_contain_text("Accepted by the host")
+            expect(page.locator(".challenge-list")).to_contain_text("Accepted ✓")
             accepted = page.locator(".player-words", has_text="Bob").locator(
                 f'.chip.good .chip-button[data-word="{odd}"]'
             )
-            expect(accepted).to_contain_text(f"+{odd_points} · accepted by the host")
+            expect(accepted).to_contain_text(f"+{odd_points} · accepted on challenge")
             expect(page.locator(".scoreboard tbody")).to_contain_text(
                 str(bob_word.points + odd_points)
             )
         assert scoreboard(ann) == scoreboard(bob) == rescored
         screenshot(bob, "challenge-accepted", full_page=True)
         expect(ann.get_by_role("button", name=f"Accept {odd.upper()}")).to_have_count(0)
+        expect(ann.get_by_role("button", name=f"Vote to accept {odd.upper()}")).to_have_count(0)
 
         assert ann_errors == [] and bob_errors == []
     finally:
         ann_context.close()
         bob_context.close()
+
+
+def test_the_hosts_own_challenge_is_decided_by_the_other_players_votes(site, browser) -> None:
+    """Ann hosts and challenges her own word: she gets no ruling or vote buttons; Bob and
+    Carl vote (2 of 2 needed), Bob changes his mind, and Carl's vote accepts it."""
+    contexts = [browser.new_context(viewport=DESKTOP) for _ in range(3)]
+    try:
+        ann, bob, carl = (context.new_page() for context in contexts)
+        errors = [watch_errors(page) for page in (ann, bob, carl)]
+        code = create_room(ann, site.url, "Ann")
+        join_room(bob, f"{site.url}/r/{code}/", "Bob")
+        join_room(carl, f"{site.url}/r/{code}/", "Carl")
+        for page in (ann, bob, carl):
+            expect(page.locator("#players .player")).to_have_count(3)
+
+        ann.locator("#start-round").click()
+        for page in (ann, bob, carl):
+            wait_until_playing(page)
+        odd, _path = non_word_on(board_faces(ann))
+        type_word(ann, odd)
+        expect(my_word(ann, odd, "bad")).to_contain_text("not in the dictionary")
+        site.end_round_now(code)
+        for page in (ann, bob, carl):
+            expect(page.locator("#results-title")).to_have_text("Round 1 results")
+
+        word = odd.upper()
+        ann.get_by_role("button", name=re.compile(f"^Challenge {word}")).click()
+        items = {
+            name: page.locator(".challenge-list li", has_text="challenge")
+            for name, page in (("ann", ann), ("bob", bob), ("carl", carl))
+        }
+        for item in items.values():
+            expect(item).to_contain_text("0 of 2 votes to accept")
+        # The host's own challenge: no Accept/Decline for her at all (rule or vote).
+        expect(items["ann"]).to_contain_text("The others vote")
+        expect(items["ann"].get_by_role("button")).to_have_count(0)
+
+        vote_accept = items["bob"].get_by_role("button", name=f"Vote to accept {word}")
+        vote_decline = items["bob"].get_by_role("button", name=f"Vote to decline {word}")
+        expect(items["bob"].get_by_role("button", name=f"Accept {word}", exact=True)).to_have_count(
+            0
+        )
+        vote_decline.click()
+        for item in items.values():
+            expect(item).to_contain_text("0 of 2 votes to accept · 1 to decline")
+        expect(vote_decline).to_have_attribute("aria-pressed", "true")
+        expect(vote_accept).to_have_attribute("aria-pressed", "false")
+        # Bob changes his vote.
+        vote_accept.click()
+        for item in items.values():
+            expect(item).to_contain_text("1 of 2 votes to accept")
+        expect(items["ann"]).not_to_contain_text("to decline")
+        expect(vote_accept).to_have_attribute("aria-pressed", "true")
+        expect(vote_decline).to_have_attribute("aria-pressed", "false")
+        screenshot(bob, "challenge-vote", full_page=True)
+
+        items["carl"].get_by_role("button", name=f"Vote to accept {word}").click()
+        points = word_points(len(odd))
+        for page in (ann, bob, carl):
+            expect(page.locator(".challenge-list")).to_contain_text("Accepted ✓")
+            expect(page.locator(".challenge-list").get_by_role("button")).to_have_count(0)
+            accepted = page.locator(".player-words", has_text="Ann").locator(
+                f'.chip.good .chip-button[data-word="{odd}"]'
+            )
+            expect(accepted).to_contain_text(f"+{points} · accepted on challenge")
+        assert scoreboard(ann)[0] == ("Ann", str(points), str(points))
+        assert errors == [[], [], []]
+    finally:
+        for context in contexts:
+            context.close()

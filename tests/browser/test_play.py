@@ -15,6 +15,7 @@ from tests.browser.helpers import (
     drag_word,
     join_room,
     my_word,
+    screenshot,
     tap_word,
     type_word,
     wait_until_playing,
@@ -83,10 +84,10 @@ def test_two_players_play_a_round_and_see_the_same_results(site, browser) -> Non
         expect(ann.locator("#verdict")).to_contain_text(f"+{shared.points}")
         type_word(ann, ann_only.word.upper())
         expect(my_word(ann, ann_only.word)).to_be_visible()
-        type_word(ann, "xyzzyq")
-        expect(ann.locator("#verdict")).to_contain_text("not in the dictionary")
-        expect(my_word(ann, "xyzzyq", "bad")).to_contain_text("not in the dictionary")
-        expect(ann.locator("#live")).to_contain_text("not in the dictionary")
+        type_word(ann, "xyzzyq")  # a lone q: on no board (checked before the dictionary)
+        expect(ann.locator("#verdict")).to_contain_text("not on the board")
+        expect(my_word(ann, "xyzzyq", "bad")).to_contain_text("not on the board")
+        expect(ann.locator("#live")).to_contain_text("not on the board")
         type_word(ann, shared.word)
         expect(ann.locator("#verdict")).to_contain_text("you already have that word")
 
@@ -128,7 +129,7 @@ def test_two_players_play_a_round_and_see_the_same_results(site, browser) -> Non
                 expect(cancelled).to_contain_text("duplicate · 0")
                 expect(cancelled.locator("s")).to_have_text(shared.word)
             refused = page.locator(".player-words", has_text="Ann").locator(".chip.rejected")
-            expect(refused).to_contain_text("not in the dictionary")
+            expect(refused).to_contain_text("not on the board")
             expect(refused.locator("s")).to_have_text("xyzzyq")
 
         # Picking a word lights its path, numbered in order.
@@ -188,9 +189,25 @@ def test_host_settings_and_player_management(site, browser) -> None:
         expect(bob.locator("#players .player")).to_have_count(1)
         expect(ann.locator("#connection")).to_contain_text("Disconnected")
 
-        # Joining again makes a new player.
+        # A kick keeps this browser out (403 kicked) until the host lets it back.
         ann.get_by_role("button", name="Join again").click()
         ann.get_by_label("Your nickname").fill("Ann")
+        ann.locator("#join-form button[type=submit]").click()
+        expect(ann.locator("#join-form-error")).to_contain_text("The host removed you")
+        expect(bob.locator("#players .player")).to_have_count(1)
+        # The browser reports the refused request (403) as a console error: expected here.
+        ann_errors[:] = [error for error in ann_errors if "403" not in error]
+        # The host sees whom they removed (also after a reload: state.kicked) and lets
+        # Ann back in from the players card.
+        removed = bob.locator(".kicked-players")
+        expect(removed).to_contain_text("Ann")
+        bob.reload()
+        expect(removed).to_contain_text("Ann")
+        screenshot(bob, "kicked-list")
+        expect(ann.locator(".kicked-players")).to_be_hidden()
+        bob.get_by_role("button", name="Let Ann back in").click()
+        expect(removed).to_be_hidden()
+        # Let back, the same browser joins again as the same player.
         ann.locator("#join-form button[type=submit]").click()
         expect(bob.locator("#players .player")).to_have_count(2)
 

@@ -10,6 +10,7 @@ from django.test import Client
 from django.utils import timezone
 
 from games import rooms, rounds, words
+from games.exceptions import InvalidInput, NotHost
 from games.models import ROOM_CODE_ALPHABET, ROOM_CODE_LENGTH, Player, Room, Round
 from tests.games.ws_helpers import BOARD
 
@@ -265,15 +266,14 @@ def test_the_host_creating_browser_rejoins_as_host():
 
 
 def test_a_kicked_player_does_not_get_back_in_with_the_old_session():
-    """After a kick the old session names nobody; joining makes a new player."""
+    """After a kick the old session is refused (403 kicked), not made a new player."""
     host_browser, bob_browser = Client(), Client()
     data = create_ok(host_browser)
     code = data["room"]["code"]
     bob = join(code, "Bob", bob_browser).json()["player"]
     rooms.do_kick(Player.objects.get(pk=data["player"]["id"]), bob["id"])
-    again = join(code, "Bob", bob_browser)
-    assert again.status_code == 201
-    assert again.json()["player"]["id"] != bob["id"]
+    assert_error(join(code, "Bob", bob_browser), 403, "kicked")
+    assert Player.objects.filter(room__code=code).count() == 2
 
 
 # ---------------------------------------------------------------- room detail
@@ -375,7 +375,7 @@ def test_results_after_the_round_ends():
     host = Player.objects.get(pk=data["player"]["id"])
     bob = Player.objects.get(pk=join(data["room"]["code"], "Bob").json()["player"]["id"])
     round_ = running_round(host)
-    for word in ("cats", "dog", "xyzzy"):
+    for word in ("cats", "dog", "dogz", "xyzzy"):
         words.do_submit_word(host, word)
     for word in ("dog", "quiet"):
         words.do_submit_word(bob, word)
@@ -389,7 +389,8 @@ def test_results_after_the_round_ends():
     assert ann_words["cats"]["points"] == 1 and ann_words["cats"]["cancelled"] is False
     assert ann_words["dog"]["points"] == 0 and ann_words["dog"]["cancelled"] is True
     assert players["Ann"]["rejected"] == [
-        {"word": "xyzzy", "verdict": "not_in_dictionary", "reason": "not in the dictionary"}
+        {"word": "dogz", "verdict": "not_in_dictionary", "reason": "not in the dictionary"},
+        {"word": "xyzzy", "verdict": "not_on_board", "reason": "not on the board"},
     ]
     assert players["Bob"]["round_points"] == 2 and players["Ann"]["round_points"] == 1
     assert results["round"]["status"] == "ended"
@@ -468,3 +469,96 @@ def test_a_refused_request_is_not_remembered_for_its_key():
         HTTP_IDEMPOTENCY_KEY="k" * 65,
     )
     assert too_long.status_code == 400
+
+
+# ---------------------------------------------------------------- kicks and coming back
+
+
+def test_a_kicked_device_stays_out_until_the_host_lets_it_back():
+    """A kick keeps that browser (its session) and that token out: 403 kicked, however the
+    join is sent, until the host sends unkick; then the same player comes back, with the
+    points of the rounds played before."""
+    host_browser, bob_browser = Client(), Client()
+    data = create_ok(host_browser)
+    code = data["room"]["code"]
+    host = Player.objects.get(pk=data["player"]["id"])
+    bob = join(code, "Bob", bob_browser).json()["player"]
+    round_ = running_round(host)
+    words.do_submit_word(Player.objects.get(pk=bob["id"]), "quiet")
+    assert rounds.do_end_round(round_.id)
+    rooms.do_kick(host, bob["id"])
+    assert_error(join(code, "Bob", bob_browser), 403, "kicked", "host")
+    assert_error(join(code, "Robert", bob_browser), 403, "kicked")
+    by_token = Client().post(
+        f"/api/rooms/{code}/join",
+        json.dumps({"nickname": "Rob"}),
+        content_type="application/json",
+        headers={"Authorization": f"Bearer {bob['token']}"},
+    )
+    assert_error(by_token, 403, "kicked")
+    assert Player.objects.filter(room__code=code).count() == 2  # nobody new got in
+
+    rooms.do_unkick(host, bob["id"])
+    back = join(code, "Bob", bob_browser)
+    assert back.status_code == 200
+    player = back.json()["player"]
+    assert (player["id"], player["token"]) == (bob["id"], bob["token"])
+    mine = next(p for p in back.json()["room"]["players"] if p["id"] == bob["id"])
+    assert mine["total_points"] == 2  # quiet, from round 1
+    assert Player.objects.filter(room__code=code).count() == 2
+
+
+def test_unkick_errors():
+    """Only the host lets players back, and only kicked players of the room."""
+    data = create_ok()
+    code = data["room"]["code"]
+    host = Player.objects.get(pk=data["player"]["id"])
+    bob = Player.objects.get(pk=join(code, "Bob").json()["player"]["id"])
+    with pytest.raises(NotHost):
+        rooms.do_unkick(bob, host.id)
+    for player_id in (bob.id, "1", 10**6):  # not kicked; not a number; no such player
+        with pytest.raises(InvalidInput):
+            rooms.do_unkick(host, player_id)
+
+
+def test_a_player_who_left_gets_their_player_and_totals_back_on_the_same_device():
+    """Leave, then join again from the same browser: the same player row, active again,
+    with its points, under the nickname now sent; a token that left works likewise."""
+    data = create_ok()
+    code = data["room"]["code"]
+    host = Player.objects.get(pk=data["player"]["id"])
+    bob_browser = Client()
+    bob = join(code, "Bob", bob_browser).json()["player"]
+    round_ = running_round(host)
+    words.do_submit_word(Player.objects.get(pk=bob["id"]), "quiet")
+    assert rounds.do_end_round(round_.id)
+    rooms.do_leave(Player.objects.get(pk=bob["id"]))
+    back = join(code, "Bobby", bob_browser)
+    assert back.status_code == 200
+    assert back.json()["player"]["id"] == bob["id"]
+    assert back.json()["player"]["nickname"] == "Bobby"
+    players = {p["id"]: p for p in back.json()["room"]["players"]}
+    assert players[bob["id"]]["total_points"] == 2
+    assert Player.objects.filter(room__code=code).count() == 2
+
+    # An API client: the token of a player who left brings that player back.
+    carl = join(code, "Carl").json()["player"]
+    rooms.do_leave(Player.objects.get(pk=carl["id"]))
+    again = Client().post(
+        f"/api/rooms/{code}/join",
+        json.dumps({"nickname": "Carl"}),
+        content_type="application/json",
+        headers={"Authorization": f"Bearer {carl['token']}"},
+    )
+    assert again.status_code == 200 and again.json()["player"]["id"] == carl["id"]
+
+
+def test_coming_back_under_a_nickname_taken_meanwhile_is_a_conflict():
+    """The nickname sent must be free (the returning player's own does not count)."""
+    code = create_ok()["room"]["code"]
+    bob_browser = Client()
+    bob = join(code, "Bob", bob_browser).json()["player"]
+    rooms.do_leave(Player.objects.get(pk=bob["id"]))
+    assert join(code, "Bob").status_code == 201  # someone else is Bob now
+    assert_error(join(code, "Bob", bob_browser), 409, "nickname_taken")
+    assert join(code, "Robert", bob_browser).json()["player"]["id"] == bob["id"]

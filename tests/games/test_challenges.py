@@ -1,6 +1,7 @@
 """House rules at the table, and rounds that keep their word list.
 
-A player challenges a word the dictionary refused; the host accepts or declines. Accepting
+A player challenges a word the dictionary refused; the players online vote (the host breaks
+ties, and rules other players' challenges at once with rule_challenge). Accepting
 re-judges the round's entries of the word for everyone, rescores the round (duplicates
 cancel) and sends ``round.rescored``; the word then counts in the room's later rounds. A
 round is judged, solved and scored with the dictionary version it started with, whatever
@@ -16,13 +17,14 @@ import pytest
 from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.test import Client
+from django.utils import timezone
 
 from dictionaries import services
 from dictionaries.models import Dictionary
 from games import challenges, lexicons, rooms, rounds, state, words
 from games.exceptions import InvalidInput, NotHost, RoundNotFound, WrongRoundState
 from games.lexicons import lexicon_for_round
-from games.models import Challenge, Player, Round, Submission
+from games.models import Challenge, Connection, Player, Round, Submission
 from tests.dictionaries.helpers import compile_now, make_dictionary
 from tests.games.ws_helpers import (
     BOARD,
@@ -81,10 +83,11 @@ async def end_round(host, *others) -> dict:
 @pytest.mark.django_db(transaction=True)
 async def test_an_accepted_challenge_rescores_the_round_for_everyone():
     """Bob's "gode" and the "wego" Ann and Bob both entered are refused; both are
-    challenged and accepted. Everyone gets challenge.opened, challenge.ruled and
-    round.rescored: Bob's gode scores (his repeat of it does not), wego is accepted for Ann
-    and Bob and, found by both, cancelled. The next round takes both words at once and
-    lists them in its solution."""
+    challenged and accepted: gode by the host's ruling, wego (the host's own challenge) by
+    the votes of Bob and Carl. Everyone gets challenge.opened, challenge.voted,
+    challenge.ruled and round.rescored: Bob's gode scores (his repeat of it does not), wego
+    is accepted for Ann and Bob and, found by both, cancelled. The next round takes both
+    words at once and lists them in its solution."""
     ann, bob = await two_players()
     carl = await join_room(ann.code, "Carl")
     await connect(carl)
@@ -135,8 +138,31 @@ async def test_an_accepted_challenge_rescores_the_round_for_everyone():
         solution = {s["word"]: s for s in rescored["results"]["solution"]}
         assert solution[GODE]["found_by"] == [bob.id]
 
-    await ask(ann.comm, "rule_challenge", challenge_id=wego["id"], accept=True)
+    # Ann's own challenge: she cannot rule on it, nor vote; Bob and Carl (online when it
+    # was made) vote, and both must accept: a majority of two.
+    assert wego["votes"] == {
+        "voters": [bob.id, carl.id],
+        "voted": [],
+        "accept": 0,
+        "decline": 0,
+        "needed": 2,
+    }
+    own = await ask(ann.comm, "rule_challenge", challenge_id=wego["id"], accept=True)
+    assert own["code"] == "invalid" and "your own challenge" in own["message"]
+    own = await ask(ann.comm, "vote_challenge", challenge_id=wego["id"], accept=True)
+    assert own["code"] == "invalid" and "your own challenge" in own["message"]
+    vote = await ask(bob.comm, "vote_challenge", challenge_id=wego["id"], accept=True)
+    assert (vote["type"], vote["request"]) == ("ok", "vote_challenge")
+    assert vote["challenge"]["status"] == "pending"
     for player in everyone:
+        voted = (await receive_until(player.comm, "challenge.voted"))["challenge"]
+        assert (voted["votes"]["voted"], voted["votes"]["accept"]) == ([bob.id], 1)
+    vote = await ask(carl.comm, "vote_challenge", challenge_id=wego["id"], accept=True)
+    assert vote["challenge"]["status"] == "accepted"
+    assert vote["challenge"]["votes"]["accept"] == 2
+    for player in everyone:
+        ruled = (await receive_until(player.comm, "challenge.ruled"))["challenge"]
+        assert (ruled["word"], ruled["status"]) == (WEGO, "accepted")
         results = (await receive_until(player.comm, "round.rescored"))["results"]
     players = by_nickname(results)
     assert words_of(players["Ann"]) == {WEGO: (0, True), "cats": (0, True)}
@@ -212,6 +238,17 @@ async def test_challenge_errors_over_the_websocket():
 # ---------------------------------------------------------------- the rules, without sockets
 
 
+def online(*players: Player) -> None:
+    """The players have a socket open (a live presence row), as if connected."""
+    for player in players:
+        Connection.objects.create(
+            player=player,
+            channel_name=f"test-{player.id}",
+            process="test",
+            beat_at=timezone.now(),
+        )
+
+
 def make_room(**settings) -> tuple[Player, Player]:
     room, ann = rooms.do_create_room("Ann", settings)
     return ann, rooms.do_join_room(room, "Bob")
@@ -240,7 +277,8 @@ def test_only_words_refused_as_not_in_the_dictionary_can_be_challenged():
         "at": "was refused: too short",
         "zebra": "was refused: not on the board",
         "a1b": "was refused: only letters make a word",
-        "xyzzy": "'xyzzy' is not on the board either",
+        # Letters not on the board: not_on_board, never not_in_dictionary.
+        "xyzzy": "'xyzzy' was refused: not on the board",
         "cats": "'cats' already counts",
         "dog": "you did not enter 'dog' in round 1",
     }
@@ -326,8 +364,10 @@ def test_a_finished_round_is_unchanged_after_its_dictionary_is_recompiled(dictio
     assert words.do_submit_word(ann, "went").verdict == "accepted"  # round 2, old version
     assert rounds.do_end_round(second.id)
 
-    # A challenge in round 1 rescores it with round 1's words: "cats" still counts.
-    challenges.do_rule_challenge(ann, challenges.do_challenge(ann, GODE, 1).id, True)
+    # A challenge in round 1 rescores it with round 1's words: "cats" still counts. (Ann
+    # hosts: her own challenge is voted on, by Bob, online.)
+    online(bob)
+    challenges.do_vote_challenge(bob, challenges.do_challenge(ann, GODE, 1).id, True)
     first.refresh_from_db()
     rescored = by_nickname(state.results(first))
     assert words_of(rescored["Ann"]) == {"cats": (1, False), GODE: (1, False)}
@@ -402,3 +442,112 @@ def test_results_list_the_rounds_challenges():
         (WEGO, "declined", "Bob"),
         (GODE, "pending", "Ann"),
     ]
+
+
+# ---------------------------------------------------------------- the room votes
+
+
+def room_of_four() -> tuple[Player, Player, Player, Player]:
+    """Ann (host), Bob, Carl and Dee after a round in which Bob and Ann entered wego and
+    gode (refused); Ann, Bob and Carl are online, Dee is not."""
+    ann, bob = make_room()
+    carl = rooms.do_join_room(Player.objects.get(pk=ann.pk).room, "Carl")
+    dee = rooms.do_join_room(Player.objects.get(pk=ann.pk).room, "Dee")
+    play(ann, {ann: [GODE], bob: [WEGO]})
+    online(ann, bob, carl)
+    return ann, bob, carl, dee
+
+
+def status_of(challenge: Challenge) -> str:
+    challenge.refresh_from_db()
+    return challenge.status
+
+
+@pytest.mark.django_db
+def test_the_voters_are_the_players_online_when_the_challenge_opens_but_the_challenger():
+    """Bob challenges: Ann and Carl vote (Dee was offline, Bob made it). Dee, Bob and a
+    player of another room are refused; a voter may change their vote while it is open."""
+    ann, bob, carl, dee = room_of_four()
+    challenge = challenges.do_challenge(bob, WEGO, 1)
+    assert challenge.voters == [ann.id, carl.id]
+    online(dee)  # too late: the voters were fixed when the challenge opened
+    with pytest.raises(InvalidInput, match="only the players online when the challenge"):
+        challenges.do_vote_challenge(dee, challenge.id, True)
+    with pytest.raises(InvalidInput, match="your own challenge"):
+        challenges.do_vote_challenge(bob, challenge.id, True)
+    _, eve = rooms.do_create_room("Eve")
+    with pytest.raises(InvalidInput, match="no such challenge in this room"):
+        challenges.do_vote_challenge(eve, challenge.id, True)
+    with pytest.raises(InvalidInput, match="accept is true or false"):
+        challenges.do_vote_challenge(carl, challenge.id, "yes")
+    challenges.do_vote_challenge(carl, challenge.id, True)
+    challenges.do_vote_challenge(carl, challenge.id, False)  # changes Carl's vote
+    assert status_of(challenge) == "pending"
+    assert challenge.votes == {str(carl.id): False}
+
+
+@pytest.mark.django_db
+def test_a_majority_of_the_voters_decides_at_once():
+    """Three voters: two accepts decide, before the third votes; later votes are refused."""
+    ann, bob, carl, dee = room_of_four()
+    online(dee)
+    challenge = challenges.do_challenge(bob, WEGO, 1)
+    assert len(challenge.voters) == 3
+    challenges.do_vote_challenge(carl, challenge.id, True)
+    assert status_of(challenge) == "pending"
+    challenges.do_vote_challenge(dee, challenge.id, True)
+    assert status_of(challenge) == "accepted"
+    assert challenge.decided_by is None and challenge.decided_at is not None
+    with pytest.raises(InvalidInput, match="already accepted"):
+        challenges.do_vote_challenge(ann, challenge.id, False)
+    assert lexicons.house_words(ann.room_id, "english") == {WEGO}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("host_vote", "status"), [(True, "accepted"), (False, "declined")])
+def test_the_hosts_vote_breaks_a_tie(host_vote: bool, status: str):
+    """Ann (host) and Carl vote on Bob's challenge and disagree: Ann's vote decides."""
+    ann, bob, carl, _ = room_of_four()
+    challenge = challenges.do_challenge(bob, WEGO, 1)
+    challenges.do_vote_challenge(carl, challenge.id, not host_vote)
+    challenges.do_vote_challenge(ann, challenge.id, host_vote)
+    assert status_of(challenge) == status
+
+
+@pytest.mark.django_db
+def test_a_host_cannot_accept_their_own_challenge_alone():
+    """Ann's own challenge: she neither rules nor votes on it; Bob and Carl tied declines
+    (the host's tie-break needs the host's vote); with nobody else online it stays open."""
+    ann, bob, carl, _ = room_of_four()
+    challenge = challenges.do_challenge(ann, GODE, 1)
+    assert challenge.voters == [bob.id, carl.id]
+    with pytest.raises(InvalidInput, match="your own challenge"):
+        challenges.do_rule_challenge(ann, challenge.id, True)
+    with pytest.raises(InvalidInput, match="your own challenge"):
+        challenges.do_vote_challenge(ann, challenge.id, True)
+    challenges.do_vote_challenge(bob, challenge.id, True)
+    assert status_of(challenge) == "pending"
+    challenges.do_vote_challenge(carl, challenge.id, False)
+    assert status_of(challenge) == "declined"
+
+    alone, bob2 = make_room()
+    play(alone, {alone: [GODE]})
+    online(alone)
+    lonely = challenges.do_challenge(alone, GODE, 1)
+    assert lonely.voters == []
+    with pytest.raises(InvalidInput, match="your own challenge"):
+        challenges.do_rule_challenge(alone, lonely.id, True)
+    with pytest.raises(InvalidInput, match="only the players online"):
+        challenges.do_vote_challenge(bob2, lonely.id, True)
+    assert status_of(lonely) == "pending"
+
+
+@pytest.mark.django_db
+def test_the_host_rules_another_players_challenge_whatever_the_votes():
+    """rule_challenge on Bob's challenge decides it at once, mid-vote."""
+    ann, bob, carl, _ = room_of_four()
+    challenge = challenges.do_challenge(bob, WEGO, 1)
+    challenges.do_vote_challenge(carl, challenge.id, True)
+    challenges.do_rule_challenge(ann, challenge.id, False)
+    challenge.refresh_from_db()
+    assert (challenge.status, challenge.decided_by_id) == ("declined", ann.id)

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from asgiref.sync import sync_to_async
+from django.test import Client
 
 from games import consumers
 from games.models import Player as PlayerRow
@@ -41,6 +44,7 @@ HOST_ONLY = [
     ("set_board", {"board": BOARD}),
     ("kick", {"player_id": "ANN"}),
     ("transfer_host", {"player_id": "CY"}),
+    ("unkick", {"player_id": "CY"}),
 ]
 
 
@@ -153,6 +157,45 @@ async def test_kick():
     assert (await receive(comm))["code"] == "not_a_player"
     row = await sync_to_async(PlayerRow.objects.get)(pk=bob.id)
     assert row.kicked and row.left_at is not None
+
+
+async def test_unkick_lets_the_kicked_device_back_as_the_same_player():
+    """Kicked, Bob's token is refused (403 kicked) and the state lists him under
+    ``kicked``; the host's unkick tells the room (player.allowed_back), and Bob's token then
+    joins again as the same player, whose socket opens."""
+    ann, bob, cy = await room_of_three()
+    await ask(ann.comm, "kick", player_id=bob.id)
+    for player in (ann, cy):
+        await receive_until(player.comm, "player.left")
+
+    def join_with_token() -> tuple[int, dict]:
+        response = Client().post(
+            f"/api/rooms/{ann.code}/join",
+            json.dumps({"nickname": "Bob"}),
+            content_type="application/json",
+            headers={"Authorization": f"Bearer {bob.token}"},
+        )
+        return response.status_code, response.json()
+
+    status, body = await sync_to_async(join_with_token)()
+    assert (status, body["error"]["code"]) == (403, "kicked")
+    state = (await ask(cy.comm, "sync"))["state"]
+    assert state["kicked"] == [{"id": bob.id, "nickname": "Bob"}]
+
+    reply = await ask(ann.comm, "unkick", player_id=bob.id)
+    assert (reply["type"], reply["request"]) == ("ok", "unkick")
+    for player in (ann, cy):
+        event = await receive_until(player.comm, "player.allowed_back")
+        assert event["player_id"] == bob.id
+    again = await ask(ann.comm, "unkick", player_id=bob.id)
+    assert again["code"] == "invalid"
+    status, body = await sync_to_async(join_with_token)()
+    assert status == 200 and body["player"]["id"] == bob.id
+    joined = await receive_until(cy.comm, "player.joined")
+    assert joined["player"]["id"] == bob.id
+    comm = await open_socket(ann.code, bob.token)
+    assert (await receive(comm))["type"] == "state"
+    assert (await ask(cy.comm, "sync"))["state"]["kicked"] == []
 
 
 async def test_a_kicked_player_is_gone_from_the_state():

@@ -203,6 +203,30 @@ def words_on(round_: dict) -> list[tuple[str, int]]:
     return [(found.word, found.points) for found in solution.words]
 
 
+def non_word_on(round_: dict) -> str:
+    """Letters the round's board spells (adjacent, distinct dice, at least min_length) that
+    are in no dictionary: what the document calls not_in_dictionary."""
+    board = parse_board(round_["board"])
+    lexicon = dictionaries.load(round_["dictionary"])
+    neighbours = board.neighbours()
+
+    def paths(cell: int, used: tuple[int, ...]):
+        yield used
+        if len(used) < 6:
+            for nb in neighbours[cell]:
+                if nb not in used and board.faces[nb] != "#":
+                    yield from paths(nb, (*used, nb))
+
+    for start, face in enumerate(board.faces):
+        if face == "#":
+            continue
+        for path in paths(start, (start,)):
+            text = "".join(board.faces[cell] for cell in path)
+            if len(text) >= round_["min_length"] and text.isalpha() and text not in lexicon:
+                return text
+    raise AssertionError(f"every string on {round_['board']} is a word")
+
+
 async def close_all(*clients: DocClient) -> None:
     for client in clients:
         await client.disconnect()
@@ -257,9 +281,13 @@ async def test_doc_client_plays_a_round() -> None:
             assert verdict["verdict"] == "accepted" and verdict["accepted"] is True, verdict
         assert (await ann.submit(a_word))["verdict"] == "already_entered"
         assert (await bob.submit(shared, "b-1"))["accepted"] is True
-        refused = await bob.submit("Zzzqx")
-        assert refused["word"] == "zzzqx" and refused["verdict"] == "not_in_dictionary"
+        non_word = non_word_on(started)  # on the board, in no dictionary
+        refused = await bob.submit(non_word.upper())
+        assert refused["word"] == non_word and refused["verdict"] == "not_in_dictionary"
         assert refused["reason"] == "not in the dictionary"
+        off_board = await bob.submit("Zzzqx")  # letters the board does not have
+        assert off_board["word"] == "zzzqx" and off_board["verdict"] == "not_on_board"
+        assert off_board["reason"] == "not on the board"
 
         # Bob's connection drops with b_word sent but unanswered; he reconnects and resends.
         bob.unanswered["b-2"] = b_word
@@ -306,9 +334,14 @@ async def test_doc_client_plays_a_round() -> None:
             mine = {w["word"]: w for w in players[name]["words"]}
             assert mine[shared]["cancelled"] is True and mine[shared]["points"] == 0
         assert {
-            "word": "zzzqx",
+            "word": non_word,
             "verdict": "not_in_dictionary",
             "reason": "not in the dictionary",
+        } in players["Bob"]["rejected"]
+        assert {
+            "word": "zzzqx",
+            "verdict": "not_on_board",
+            "reason": "not on the board",
         } in players["Bob"]["rejected"]
         solution = {entry["word"]: entry for entry in results["solution"]}
         assert sorted(solution[shared]["found_by"]) == sorted([ann.player_id, bob.player_id])
@@ -499,7 +532,7 @@ async def test_doc_client_qu_rules_retries_and_fixed_results() -> None:
 
         quit_ = await bob.submit("quit", "b1")
         assert quit_["verdict"] == "accepted"
-        assert (await bob.submit("qit"))["verdict"] == "not_in_dictionary"
+        assert (await bob.submit("qit"))["verdict"] == "not_on_board"  # a lone q: no die
         assert (await bob.submit("wego"))["verdict"] == "not_in_dictionary"  # on the board
         reused = await bob.submit("cats", "b1")
         assert (reused["type"], reused["code"]) == ("error", "invalid")

@@ -68,7 +68,8 @@ async def test_two_players_play_a_round():
     assert (await receive_until(bob, "verdict"))["accepted"]
     await bob.send_to(text_data=json.dumps({"type": "submit", "word": "zzzzqx"}))
     rejected = await receive_until(bob, "verdict")
-    assert rejected["verdict"] == "not_in_dictionary", rejected
+    # A lone q never matches the Qu die: not on any board, so not_on_board.
+    assert rejected["verdict"] == "not_on_board", rejected
     ended = await receive_until(ann, "round.ended", timeout=5)
     players = {p["nickname"]: p for p in ended["results"]["players"]}
     assert players["Ann"]["words"][0]["cancelled"] is True

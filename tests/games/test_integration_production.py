@@ -93,8 +93,8 @@ async def test_round_across_two_daphne_processes(stack: Stack) -> None:
         for player, word in ((ann, shared), (ann, a_word), (bob, shared), (bob, b_word)):
             verdict = await player.request({"type": "submit", "word": word, "client_id": word})
             assert verdict["verdict"] == "accepted", verdict
-        refused = await bob.request({"type": "submit", "word": "zzzqx"})
-        assert refused["verdict"] == "not_in_dictionary", refused
+        refused = await bob.request({"type": "submit", "word": "zzzqx"})  # a lone q: no die
+        assert refused["verdict"] == "not_on_board", refused
         # Bob sees Ann's words counted, though Ann's socket is on the other process.
         await bob.wait_for("round.counts", counts={str(ann.id): 2, str(bob.id): 2})
 
@@ -118,7 +118,7 @@ async def test_round_across_two_daphne_processes(stack: Stack) -> None:
             assert players[name]["round_points"] == own_points
             assert players[name]["total_points"] == own_points
         assert players["Bob"]["rejected"] == [
-            {"word": "zzzqx", "verdict": "not_in_dictionary", "reason": "not in the dictionary"}
+            {"word": "zzzqx", "verdict": "not_on_board", "reason": "not on the board"}
         ]
         solution = {entry["word"]: entry for entry in results["solution"]}
         assert solution[shared]["points"] == shared_points

@@ -36,7 +36,7 @@ def test_an_accepted_word_is_one_insert_and_a_refused_one_is_none():
     assert len(statements(accepted)) == 1
     assert statements(accepted)[0].startswith("INSERT")
     with CaptureQueriesContext(connection) as refused:
-        assert words.do_submit_word(bob, "xyzzyq", "r1").verdict == "not_in_dictionary"
+        assert words.do_submit_word(bob, "xyzzyq", "r1").verdict == "not_on_board"
         assert words.do_submit_word(bob, "went", "r2").verdict == "already_entered"
         assert words.do_submit_word(bob, "went", "a1").duplicate_resend  # a resend
     assert statements(refused) == []

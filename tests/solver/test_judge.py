@@ -98,7 +98,7 @@ def test_a_ten_thousand_character_entry_is_refused_without_work(lexicon):
 
 def test_the_longest_allowed_entry_is_still_judged(lexicon):
     """An entry of exactly MAX_ENTRY_LENGTH letters gets a real verdict, not not_a_word."""
-    assert judge("a" * MAX_ENTRY_LENGTH, lexicon).verdict is Verdict.NOT_IN_DICTIONARY
+    assert judge("a" * MAX_ENTRY_LENGTH, lexicon).verdict is Verdict.NOT_ON_BOARD
 
 
 def test_normalise_entry_returns_empty_for_non_words(lexicon):
@@ -149,9 +149,9 @@ def test_a_word_on_the_board_but_not_in_the_dictionary(lexicon):
     assert judge("ate", lexicon).verdict is Verdict.NOT_IN_DICTIONARY
 
 
-def test_a_q_without_u_is_not_in_the_dictionary(lexicon):
-    """A q not followed by u can be typed but no lexicon with the Qu rule has it."""
-    assert judge("qat", lexicon).verdict is Verdict.NOT_IN_DICTIONARY
+def test_a_q_without_u_is_not_on_the_board(lexicon):
+    """A q not followed by u can be typed, but the Qu die never spells a lone q."""
+    assert judge("qat", lexicon).verdict is Verdict.NOT_ON_BOARD
 
 
 def test_extra_words_of_the_room_count_as_dictionary_words(lexicon):
@@ -166,6 +166,16 @@ def test_extra_words_of_the_room_count_as_dictionary_words(lexicon):
 def test_a_dictionary_word_that_is_not_on_the_board(lexicon):
     """The word "zebra" is in the dictionary but nowhere on the board."""
     judgement = judge("zebra", lexicon)
+    assert (judgement.verdict, judgement.path) == (Verdict.NOT_ON_BOARD, None)
+
+
+@pytest.mark.parametrize("entry", ["xyzzy", "zzzqx", "blorp", "tga", "taat"])
+def test_a_word_the_board_does_not_spell_is_not_on_board_before_the_dictionary(lexicon, entry):
+    """Letters missing from the board, or letters that do not touch, make not_on_board
+    even when the dictionary does not have the word either: not_in_dictionary is only ever
+    said of words the board spells (the words a player may challenge)."""
+    assert entry not in lexicon
+    judgement = judge(entry, lexicon)
     assert (judgement.verdict, judgement.path) == (Verdict.NOT_ON_BOARD, None)
 
 
@@ -218,8 +228,9 @@ def test_folded_words_count_as_already_entered(folding):
 
 
 def test_accents_are_kept_for_a_non_folding_lexicon(lexicon):
-    """The English lexicon does not fold: "càt" is not "cat"."""
-    assert judge("càt", lexicon).verdict is Verdict.NOT_IN_DICTIONARY
+    """The English lexicon does not fold: "càt" is not "cat" (and no die shows "à")."""
+    judgement = judge("càt", lexicon)
+    assert (judgement.word, judgement.verdict) == ("càt", Verdict.NOT_ON_BOARD)
 
 
 @pytest.mark.parametrize("entry", ["cafe\u0301", "CAFE\u0301", " Cafe\u0301 "])
@@ -339,7 +350,8 @@ def test_verdicts():
     assert verdict("ten") is Verdict.ACCEPTED
     assert verdict("exit") is Verdict.NOT_ON_BOARD  # i(0,1) does not touch t(2,2)
     assert verdict("tune") is Verdict.NOT_ON_BOARD  # u(2,0) does not touch t(2,2)
-    assert verdict("nix") is Verdict.NOT_IN_DICTIONARY
+    assert verdict("tex") is Verdict.NOT_IN_DICTIONARY  # t-e-x touch; not a word
+    assert verdict("nix") is Verdict.NOT_ON_BOARD  # n(2,1) does not touch i(0,1); no word
     assert verdict("ne") is Verdict.TOO_SHORT
     assert verdict("ten", already={"ten"}) is Verdict.ALREADY_ENTERED
     assert verdict("ten-ish") is Verdict.NOT_A_WORD

@@ -6,6 +6,7 @@ import { $, announce } from "../lib/dom.js";
 import { load, NICKNAME_KEY, save } from "../lib/storage.js";
 import { ServerClock } from "./clock.js";
 import { ConnectionBadge } from "./connection.js";
+import { Feedback } from "./feedback.js";
 import { durationText, plural } from "./format.js";
 import { Notices } from "./notices.js";
 import { Outbox, newClientId } from "./outbox.js";
@@ -14,6 +15,7 @@ import { PlayView } from "./play.js";
 import { PlayersView } from "./players.js";
 import { ResultsView } from "./results.js";
 import { SettingsView } from "./settings.js";
+import { StandingView } from "./standing.js";
 import { ShareView } from "./share.js";
 import { RoomSocket } from "./socket.js";
 import { RoomStore } from "./store.js";
@@ -159,6 +161,15 @@ function onRoomEvent(event) {
   } else if (event.type === "challenge.opened" && event.challenge.player_id !== store.you) {
     const { nickname, word } = event.challenge;
     announce(`${nickname} challenges ${word.toUpperCase()}.`);
+  } else if (event.type === "challenge.ruled") {
+    // Decided by the votes or by the host: everyone hears the outcome.
+    const { word, status } = event.challenge;
+    announce(`${word.toUpperCase()} ${status === "accepted" ? "accepted" : "declined"}.`);
+  } else if (event.type === "game.ended") {
+    announce("The game is over. Here is the final standing.");
+  } else if (event.type === "player.allowed_back" && store.isHost) {
+    const back = store.nickname(event.player_id);
+    announce(`${back === "someone" ? "The player" : back} may join again.`);
   } else if (event.type === "round.rescored") {
     announce(`Round ${event.results.round.number} was scored again.`);
   } else if (event.type.startsWith("board.")) {
@@ -169,12 +180,10 @@ function onRoomEvent(event) {
 function onOk(message) {
   if (message.request === "update_settings") settingsView.saved();
   if (message.request === "set_board") photoView.confirmed(message.board);
-  if (message.request === "challenge" || message.request === "rule_challenge") {
+  if (message.request === "vote_challenge") resultsView.voted(message.challenge);
+  if (message.request === "end_game") store.endGame(message.standing);
+  if (message.request === "challenge" || message.request === "rule_challenge" || message.request === "vote_challenge") {
     store.putChallenge(message.challenge);
-    if (message.request === "rule_challenge") {
-      const { word, status } = message.challenge;
-      announce(`${word.toUpperCase()} ${status === "accepted" ? "accepted" : "declined"}.`);
-    }
   }
   if (message.request === "leave") {
     outbox.clear();
@@ -208,7 +217,9 @@ function onError(message) {
     return;
   }
   if (message.request === "update_settings") settingsView.failed(text);
-  if (message.request === "challenge" || message.request === "rule_challenge") resultsView.failed();
+  if (["challenge", "rule_challenge", "vote_challenge"].includes(message.request)) resultsView.failed();
+  if (message.request === "end_game") standingView.failed();
+  if (message.request === "unkick") playersView.failedUnkick(store);
   if (message.request === "set_board") {
     photoView.refused(text);
     return;
@@ -251,6 +262,7 @@ const badge = new ConnectionBadge($("#connection"), $("#connection-banner"), {
 const playersView = new PlayersView($("#players"), $("#player-count"), {
   onKick: (playerId) => send({ type: "kick", player_id: playerId }),
   onMakeHost: (playerId) => send({ type: "transfer_host", player_id: playerId }),
+  onUnkick: (playerId) => send({ type: "unkick", player_id: playerId }),
 });
 const settingsView = new SettingsView(
   { form: $("#settings-form"), summary: $("#settings-summary"), note: $("#settings-note"), status: $("#settings-status") },
@@ -260,15 +272,18 @@ new ShareView(
   {
     input: $("#join-link"),
     copyButtons: document.querySelectorAll(".copy-link"),
+    shareButtons: [$("#share-link")],
     qrBoxes: [$("#qr"), $("#qr-big")],
     linkTexts: document.querySelectorAll(".join-link-text"),
     statuses: document.querySelectorAll(".copy-status"),
   },
   code,
 );
+const feedback = new Feedback($("#sound-toggle"));
 const playView = new PlayView(root, {
   store,
   clock,
+  feedback,
   onSubmit: submitWord,
   onEndRound: () => send({ type: "end_round" }),
 });
@@ -277,7 +292,9 @@ const resultsView = new ResultsView($("#results-panel"), {
   onNextRound: () => send({ type: "start_round" }),
   onChallenge: (word, roundNumber) => send({ type: "challenge", word, round_number: roundNumber }),
   onRule: (challengeId, accept) => send({ type: "rule_challenge", challenge_id: challengeId, accept }),
+  onVote: (challengeId, accept) => send({ type: "vote_challenge", challenge_id: challengeId, accept }),
 });
+const standingView = new StandingView($("#results-panel"), { store, onEndGame: () => send({ type: "end_game" }) });
 
 const photoView = new PhotoView(
   {
@@ -309,13 +326,17 @@ function renderPhase() {
   $("#lobby-panel").hidden = phase !== "lobby";
   $("#play-panel").hidden = phase !== "play";
   $("#results-panel").hidden = phase !== "results";
-  $("#photo-card").hidden = !["lobby", "results"].includes(phase);
+  // Once the game has ended no next board is needed.
+  $("#photo-card").hidden = !["lobby", "results"].includes(phase) || Boolean(store.state.standing);
   if (phase !== shownPhase) {
     const wide = window.matchMedia("(min-width: 60rem)").matches;
     // Between rounds the invitation and settings matter; during a round, the board does.
     $("#share-card").open = wide || phase === "lobby";
     $("#settings-card").open = wide ? phase !== "play" : phase === "lobby";
     if (phase === "results" || phase === "lobby") window.scrollTo({ top: 0 });
+    // The results replace the board: take focus there, so keyboard and screen-reader
+    // users start reading them from the top instead of from a control that is gone.
+    if (phase === "results") $("#results-title").focus({ preventScroll: true });
     shownPhase = phase;
   }
 }
@@ -374,6 +395,7 @@ store.subscribe((current, changed) => {
     }
   }
   if (phase === "play") playView.render(current, changed);
+  else feedback.letSleep();
   if (phase === "results") resultsView.render(current);
   if (phase === "lobby" || phase === "results") photoView.render(current);
 });

@@ -14,10 +14,13 @@ const ANNOUNCE_AT = [60, 30, 10];
 const URGENT_SECONDS = 10;
 // How long a submitted path stays lit in its verdict's style.
 const FLASH_MS = 700;
+// How many of the latest words the strip under the word field shows.
+const RECENT_WORDS = 8;
 
 export class PlayView {
-  constructor(root, { store, clock, onSubmit, onEndRound }) {
+  constructor(root, { store, clock, onSubmit, onEndRound, feedback = null }) {
     this.store = store;
+    this.feedback = feedback;
     this.clock = clock;
     this.onSubmit = onSubmit;
     this.onEndRound = onEndRound;
@@ -39,6 +42,8 @@ export class PlayView {
       words: $("#my-words", root),
       score: $("#my-score", root),
       wordsEmpty: $("#my-words-empty", root),
+      recentCount: $("#recent-count", root),
+      recentList: $("#recent-list", root),
     };
     this.board = new BoardView($("#play-board", root), { label: "Board" });
     this.input = new BoardInput(this.board, {
@@ -49,6 +54,7 @@ export class PlayView {
     this.announced = new Set();
     this.flashTimer = null;
     this.lastSubmitted = null;
+    this.ticked = null;
     this.bind();
     window.setInterval(() => this.tick(), 200);
   }
@@ -134,6 +140,7 @@ export class PlayView {
       this.el.verdict.replaceChildren();
       this.el.verdict.className = "verdict";
       this.clearEntry();
+      this.ticked = null;
     }
   }
 
@@ -142,11 +149,25 @@ export class PlayView {
     const items = [...words].reverse().map((entry) => this.wordItem(entry, round));
     this.el.words.replaceChildren(...items);
     this.el.wordsEmpty.hidden = words.length > 0;
+    // Right under the word field: the count and the latest words, newest first.
+    this.el.recentCount.textContent = `(${words.length})`;
+    this.el.recentList.replaceChildren(
+      ...[...words]
+        .slice(-RECENT_WORDS)
+        .reverse()
+        .map((entry) => this.recentItem(entry)),
+    );
     const accepted = words.filter((entry) => entry.accepted);
     const points = accepted.reduce((sum, entry) => sum + wordPoints(entry.word, round.points_table), 0);
     this.el.score.textContent = round.instant_verdicts
       ? `${plural(accepted.length, "word")} · ${pointsText(points)}`
       : plural(words.filter((entry) => entry.verdict === "received").length, "word");
+  }
+
+  recentItem(entry) {
+    const kind = entry.pending ? "pending" : entry.accepted ? "good" : entry.verdict === "received" ? "sent" : "bad";
+    const tag = kind === "bad" ? "s" : "span";
+    return h(tag, { class: `recent-word ${kind}`, dataset: { word: entry.word }, text: entry.word });
   }
 
   wordItem(entry, round) {
@@ -192,6 +213,7 @@ export class PlayView {
       text = `${word}${verdict.reason || "does not count"}`;
     }
     el.className = `verdict ${kind} show`;
+    this.feedback?.verdict(kind);
     el.replaceChildren(
       h("span", { class: "verdict-icon", "aria-hidden": "true", text: { good: "✓", bad: "✗", sent: "↑" }[kind] }),
       h("span", { text }),
@@ -262,6 +284,11 @@ export class PlayView {
       this.input.setEnabled(playing);
     }
     if (this.phase !== clock.phase) this.phaseChanged(clock.phase);
+    // The last ten seconds, one tick each (a tone and a buzz, unless muted).
+    if (playing && seconds !== null && seconds >= 1 && seconds <= URGENT_SECONDS && this.ticked !== seconds) {
+      if (this.ticked !== null || seconds === URGENT_SECONDS) this.feedback?.secondsLeft(seconds);
+      this.ticked = seconds;
+    }
     if (playing && seconds !== null) {
       for (const mark of ANNOUNCE_AT) {
         if (seconds <= mark && seconds > mark - 2 && !this.announced.has(mark)) {
@@ -275,6 +302,13 @@ export class PlayView {
   phaseChanged(phase) {
     const previous = this.phase;
     this.phase = phase;
+    // The screen stays on from the board's arrival to the end of the round.
+    if (phase === "over") {
+      if (previous === "playing") this.feedback?.roundOver();
+      this.feedback?.letSleep();
+    } else {
+      this.feedback?.keepAwake();
+    }
     if (phase === "playing" && previous !== null) {
       announce("Go! The round has started.");
       if (!isTouchFirst()) this.el.entry.focus();

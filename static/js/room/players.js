@@ -1,5 +1,6 @@
 // The player list: who is here, who is online, who hosts, live word counts during a
-// round, running totals; the host's "Make host" and "Remove" buttons.
+// round, running totals; the host's "Make host" and "Remove" buttons, and the players the
+// host removed, each with "Let back in" (unkick: their device may join again).
 
 import { h } from "../lib/dom.js";
 import { plural, pointsText } from "./format.js";
@@ -8,11 +9,16 @@ import { plural, pointsText } from "./format.js";
 const CONFIRM_MS = 4000;
 
 export class PlayersView {
-  constructor(list, countElement, { onKick, onMakeHost }) {
+  constructor(list, countElement, { onKick, onMakeHost, onUnkick = () => false }) {
     this.list = list;
     this.countElement = countElement;
     this.onKick = onKick;
     this.onMakeHost = onMakeHost;
+    this.onUnkick = onUnkick;
+    // Players removed by the host (state.kicked): shown to the host only, after the list.
+    this.kickedBox = h("div", { class: "kicked-players", hidden: true });
+    this.list.after(this.kickedBox);
+    this.unkicking = new Set();
   }
 
   render(store) {
@@ -21,6 +27,58 @@ export class PlayersView {
     const players = [...state.players];
     this.countElement.textContent = `(${players.length})`;
     this.list.replaceChildren(...players.map((player) => this.row(store, player, playing)));
+    this.renderKicked(store);
+  }
+
+  renderKicked(store) {
+    const kicked = store.isHost ? store.state.kicked || [] : [];
+    const ids = new Set(kicked.map((item) => item.id));
+    for (const id of this.unkicking) if (!ids.has(id)) this.unkicking.delete(id);
+    this.kickedBox.hidden = !kicked.length;
+    if (!kicked.length) {
+      this.kickedBox.replaceChildren();
+      return;
+    }
+    const focused = this.kickedBox.contains(document.activeElement) ? document.activeElement.dataset.playerId : null;
+    const items = kicked.map((item) => {
+      const waiting = this.unkicking.has(item.id);
+      return h(
+        "li",
+        { class: "kicked-player", dataset: { playerId: item.id } },
+        h("span", { class: "nickname", text: item.nickname }),
+        h("button", {
+          type: "button",
+          class: "button small subtle",
+          text: waiting ? "Letting back…" : "Let back in",
+          "aria-label": `Let ${item.nickname} back in`,
+          dataset: { playerId: item.id },
+          disabled: waiting,
+          on: {
+            click: () => {
+              if (this.onUnkick(item.id)) {
+                this.unkicking.add(item.id);
+                this.renderKicked(store);
+              }
+            },
+          },
+        }),
+      );
+    });
+    this.kickedBox.replaceChildren(
+      h("h3", { class: "kicked-title", text: "Removed" }),
+      h("p", { class: "hint", text: "They cannot join again until you let them back in." }),
+      h("ul", { class: "kicked-list" }, ...items),
+    );
+    if (focused) {
+      const again = this.kickedBox.querySelector(`button[data-player-id="${CSS.escape(focused)}"]`);
+      (again || this.list.closest("section") || this.list).focus?.();
+    }
+  }
+
+  /** An unkick the server refused: its button works again. */
+  failedUnkick(store) {
+    this.unkicking.clear();
+    this.renderKicked(store);
   }
 
   row(store, player, playing) {

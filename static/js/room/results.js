@@ -1,18 +1,22 @@
 // A finished round: the scoreboard (round and running totals, share of the maximum),
 // everyone's words with cancelled and refused ones marked, every word on the board by
 // length with the ones nobody found set apart. Picking a word lights its path.
-// House rules: a player challenges a word of theirs the dictionary refused, the host
-// accepts or declines it, and an accepted word counts (marked so in words, not colour).
+// House rules: a player challenges a word of theirs the dictionary refused, the room
+// votes on it (votes.js; the host may rule on others' challenges), and an accepted word
+// counts (marked so in words, not colour).
 
 import { h } from "../lib/dom.js";
 import { ordinal, percentText, plural, pointsText } from "./format.js";
 import { BoardView } from "./board.js";
+import { replayButton } from "./replay.js";
+import { shareResultsButton } from "./share-results.js";
+import { ChallengeVotes } from "./votes.js";
 
 // Groups with at most this many missed words show them open.
 const OPEN_MISSED_UP_TO = 15;
 
 export class ResultsView {
-  constructor(root, { store, onNextRound, onChallenge = () => false, onRule = () => false }) {
+  constructor(root, { store, onNextRound, onChallenge = () => false, onRule = () => false, onVote = () => false }) {
     this.root = root;
     this.store = store;
     this.title = root.querySelector("#results-title");
@@ -24,6 +28,7 @@ export class ResultsView {
     this.selected = null;
     this.onChallenge = onChallenge;
     this.onRule = onRule;
+    this.votes = new ChallengeVotes(store.state.code, { onVote, onRule });
     // Requests sent and not yet answered ("word:zzz", "rule:3"): their buttons wait.
     this.sending = new Set();
     this.nextButton.addEventListener("click", () => onNextRound());
@@ -33,15 +38,22 @@ export class ResultsView {
     const results = store.state.results;
     if (!results) return;
     const host = store.player(store.state.host_id);
-    this.nextButton.hidden = !store.isHost;
-    this.nextWait.hidden = store.isHost;
+    // Once the host ended the game no round follows (standing.js shows the final standing).
+    const ended = Boolean(store.state.standing);
+    this.nextButton.hidden = !store.isHost || ended;
+    this.nextWait.hidden = store.isHost || ended;
     this.nextWait.textContent = host ? `Waiting for ${host.nickname} to start the next round.` : "Waiting for a host.";
     this.nextButton.textContent = `Start round ${results.round.number + 1}`;
-    if (results === this.results) return;
+    // Redraw when the results change, or the host did (the host's ruling buttons move).
+    if (results === this.results && store.state.host_id === this.hostId) return;
+    this.hostId = store.state.host_id;
     const newRound = !this.results || this.results.round.number !== results.round.number;
     this.results = results;
     this.selected = null;
-    if (newRound) this.sending.clear();
+    if (newRound) {
+      this.sending.clear();
+      this.votes.clear();
+    }
     this.title.textContent = `Round ${results.round.number} results`;
     this.summary.textContent = this.summaryText(store, results);
     this.build(store, results);
@@ -49,9 +61,16 @@ export class ResultsView {
 
   /** A challenge or ruling the server refused: its buttons work again (the notice says why). */
   failed() {
-    if (!this.sending.size || !this.results) return;
+    const votesWaited = this.votes.failed();
+    if ((!this.sending.size && !votesWaited) || !this.results) return;
     this.sending.clear();
     this.build(this.store, this.results);
+  }
+
+  /** The server took my vote: remember it (highlighted), and show the new counts. */
+  voted(challenge) {
+    this.votes.confirmed(challenge);
+    if (this.results) this.build(this.store, this.results);
   }
 
   /** The round's challenges, and the words the host accepted. */
@@ -92,6 +111,13 @@ export class ResultsView {
         boardCard,
         this.playersWords(store, results),
         this.allWords(store, results),
+        // Not in the board card: that one sticks to the top of a phone's screen.
+        h(
+          "section",
+          { class: "card replay-card", "aria-label": "Share and play again" },
+          shareResultsButton(results),
+          replayButton(store, results),
+        ),
       ),
     );
     if (focused) {
@@ -159,52 +185,15 @@ export class ResultsView {
     );
   }
 
-  /** Open and ruled challenges, for everyone; the host rules the open ones here. */
+  /** Open and decided challenges, for everyone; voters vote and the host rules here. */
   challengeList(store, results) {
     const challenges = this.challenges(results);
     if (!challenges.length) return null;
-    const host = store.player(store.state.host_id);
     const items = challenges.map((challenge) => {
       const who = challenge.player_id === store.you ? "You" : challenge.nickname;
       const verb = challenge.player_id === store.you ? "challenge" : "challenges";
       const word = challenge.word.toUpperCase();
-      let status;
-      if (challenge.status === "accepted") status = h("span", { class: "challenge-status accepted", text: "Accepted by the host ✓" });
-      else if (challenge.status === "declined") status = h("span", { class: "challenge-status declined", text: "Declined by the host" });
-      else if (store.isHost) {
-        const key = `rule:${challenge.id}`;
-        const waiting = this.sending.has(key);
-        const rule = (accept) => {
-          if (this.onRule(challenge.id, accept)) {
-            this.sending.add(key);
-            this.build(store, results);
-          }
-        };
-        status = h(
-          "span",
-          { class: "challenge-actions" },
-          h("button", {
-            type: "button",
-            class: "button small primary",
-            "aria-label": `Accept ${word}`,
-            dataset: { focusKey: `accept:${challenge.id}` },
-            disabled: waiting,
-            on: { click: () => rule(true) },
-            text: "Accept",
-          }),
-          h("button", {
-            type: "button",
-            class: "button small",
-            "aria-label": `Decline ${word}`,
-            dataset: { focusKey: `decline:${challenge.id}` },
-            disabled: waiting,
-            on: { click: () => rule(false) },
-            text: "Decline",
-          }),
-        );
-      } else {
-        status = h("span", { class: "challenge-status pending", text: host ? `Waiting for ${host.nickname} to rule` : "Waiting for the host" });
-      }
+      const status = this.votes.status(store, challenge, () => this.build(store, results));
       return h(
         "li",
         { class: `challenge ${challenge.status}`, dataset: { challengeId: challenge.id, word: challenge.word } },
@@ -228,7 +217,7 @@ export class ResultsView {
     const sections = results.players.map((entry) => {
       const chips = entry.words.map((word) => {
         let note = word.cancelled ? "duplicate · 0" : `+${word.points}`;
-        if (accepted.has(word.word)) note += " · accepted by the host";
+        if (accepted.has(word.word)) note += " · accepted on challenge";
         return this.chip(word.word, word.path, {
           note,
           struck: word.cancelled,
@@ -270,15 +259,15 @@ export class ResultsView {
   /** For one of my refused words: a Challenge button, or how its challenge stands. */
   challengeControl(store, results, word, challenge) {
     if (challenge) {
-      const text = { pending: "challenged", accepted: "accepted by the host", declined: "declined by the host" }[challenge.status];
+      const text = { pending: "challenged", accepted: "accepted on challenge", declined: "declined on challenge" }[challenge.status];
       return h("span", { class: `chip-note challenge-note ${challenge.status}`, text: `· ${text || challenge.status}` });
     }
-    if (word.verdict !== "not_in_dictionary") return null;
+    if (word.verdict !== "not_in_dictionary" || store.state.standing) return null;
     const key = `word:${word.word}`;
     return h("button", {
       type: "button",
       class: "button small challenge-button",
-      "aria-label": `Challenge ${word.word.toUpperCase()}: ask the host to count it`,
+      "aria-label": `Challenge ${word.word.toUpperCase()}: ask the room to count it`,
       dataset: { focusKey: `challenge:${word.word}` },
       disabled: this.sending.has(key),
       text: this.sending.has(key) ? "Sending…" : "Challenge",

@@ -9,7 +9,7 @@ const SIZES = [
   ["5x5", "5×5", "big"],
   ["6x6", "6×6", "super big"],
 ];
-const ROUND_SECONDS = [60, 90, 120, 180, 240, 300, 600];
+const ROUND_SECONDS = [30, 60, 90, 120, 180, 240, 300, 600];
 const MIN_LENGTHS = [3, 4, 5, 6];
 
 export class SettingsView {

@@ -29,27 +29,40 @@ export function qrSvg(text, label) {
 }
 
 export class ShareView {
-  constructor({ input, copyButtons, qrBoxes, linkTexts, statuses }, code) {
+  constructor({ input, copyButtons, shareButtons = [], qrBoxes, linkTexts, statuses }, code) {
     this.input = input;
     this.statuses = statuses;
+    this.code = code;
     const link = joinLink(code);
     input.value = link;
     for (const box of qrBoxes) box.replaceChildren(qrSvg(link, `QR code of the join link ${link}`));
     for (const text of linkTexts) text.textContent = link;
     for (const button of copyButtons) button.addEventListener("click", () => this.copy());
+    // The phone's own share sheet (messages, chat apps) where there is one; else copying.
+    const canShare = typeof navigator.share === "function";
+    for (const button of shareButtons) {
+      button.hidden = !canShare;
+      button.addEventListener("click", () => this.share());
+    }
+    if (canShare) {
+      for (const button of copyButtons) if (button.closest(".invite-actions")) button.classList.add("subtle");
+    }
     input.addEventListener("focus", () => input.select());
   }
 
-  async copy() {
-    const link = this.input.value;
-    let copied = false;
+  async share() {
+    const url = this.input.value;
     try {
-      // Only in secure contexts (https, localhost); a LAN address over plain http has none.
-      await navigator.clipboard.writeText(link);
-      copied = true;
-    } catch {
-      copied = copyWithSelection(link);
+      await navigator.share({ title: `Boggle room ${this.code}`, text: `Join my Boggle game, room ${this.code}:`, url });
+    } catch (failure) {
+      // Closing the share sheet is no failure; anything else: copy the link instead.
+      if (failure && failure.name === "AbortError") return;
+      await this.copy();
     }
+  }
+
+  async copy() {
+    const copied = await copyText(this.input.value);
     this.say(copied ? "Link copied ✓" : "Could not copy: press and hold the link to copy it");
   }
 
@@ -59,6 +72,17 @@ export class ShareView {
     this.timer = window.setTimeout(() => {
       for (const status of this.statuses) status.textContent = "";
     }, 4000);
+  }
+}
+
+/** Put `text` on the clipboard; whether that worked. */
+export async function copyText(text) {
+  try {
+    // Only in secure contexts (https, localhost); a LAN address over plain http has none.
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    return copyWithSelection(text);
   }
 }
 

@@ -95,13 +95,21 @@ export class RoomStore {
     const state = this.state;
     switch (event.type) {
       case "player.joined":
+        this.setKicked((state.kicked || []).filter((item) => item.id !== event.player.id));
         if (!this.player(event.player.id)) {
           state.players.push({ total_points: 0, ...event.player });
         }
         this.notify("players");
         break;
       case "player.left":
+        if (event.kicked && !(state.kicked || []).some((item) => item.id === event.player_id)) {
+          this.setKicked([...(state.kicked || []), { id: event.player_id, nickname: this.nickname(event.player_id) }]);
+        }
         state.players = state.players.filter((player) => player.id !== event.player_id);
+        this.notify("players");
+        break;
+      case "player.allowed_back":
+        this.setKicked((state.kicked || []).filter((item) => item.id !== event.player_id));
         this.notify("players");
         break;
       case "player.online": {
@@ -133,11 +141,15 @@ export class RoomStore {
         this.endRound(event.results);
         break;
       case "challenge.opened":
+      case "challenge.voted":
       case "challenge.ruled":
         this.putChallenge(event.challenge);
         break;
       case "round.rescored":
         this.rescore(event.results);
+        break;
+      case "game.ended":
+        this.endGame(event.standing);
         break;
       default:
         break;
@@ -175,7 +187,20 @@ export class RoomStore {
     this.notify("round", "results", "players");
   }
 
-  /** A challenge, new or ruled: kept in the shown results when it is about their round. */
+  setKicked(kicked) {
+    this.state.kicked = kicked;
+  }
+
+  /** The host ended the game: the final standing (from `game.ended` or the `end_game` answer). */
+  endGame(standing) {
+    if (!standing || this.state.standing) return;
+    this.state.standing = standing;
+    // A new results object: the results view redraws (no more challenges or votes).
+    if (this.state.results) this.state.results = { ...this.state.results };
+    this.notify("standing", "results");
+  }
+
+  /** A challenge, new, voted on or ruled: kept in the shown results when it is about their round. */
   putChallenge(challenge) {
     const results = this.state.results;
     if (!challenge || !results || results.round.number !== challenge.round_number) return;
@@ -184,6 +209,9 @@ export class RoomStore {
     if (index >= 0) {
       // Never step a ruling back to pending (events and answers may cross).
       if (challenges[index].status !== "pending" && challenge.status === "pending") return;
+      // Nor step the votes back: who has voted only grows while it is pending.
+      const before = challenges[index].votes;
+      if (before && challenge.votes && challenge.status === "pending" && challenge.votes.voted.length < before.voted.length) return;
       challenges[index] = challenge;
     } else {
       challenges.push(challenge);

@@ -1,0 +1,60 @@
+"""A new room on a given board ("Play this board again"): ``POST /api/rooms`` with
+``board``. The room is created as usual, its size taken from the board, and the board is
+its ``next_board``: the first round plays it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+
+from games import rooms
+from games.exceptions import InvalidInput
+from games.models import BoardSize, Player, Room
+from solver.board import Board, parse_board
+from solver.errors import SolverError
+
+# As for set_board.
+MAX_BOARD_CHARS = 200
+
+
+def check_board(board_text: Any) -> Board:
+    if (
+        not isinstance(board_text, str)
+        or not board_text.strip()
+        or len(board_text) > MAX_BOARD_CHARS
+    ):
+        raise InvalidInput(
+            f"board is text of at most {MAX_BOARD_CHARS} characters, such as 'aeol iejm pdls orkf'"
+        )
+    try:
+        board = parse_board(board_text)
+    except SolverError as error:
+        raise InvalidInput(f"bad board: {error}") from None
+    if board.size not in BoardSize.values:
+        raise InvalidInput(
+            f"a board is one of {', '.join(BoardSize.values)}; that one is {board.size}"
+        )
+    return board
+
+
+def do_create_room(
+    nickname: Any, room_settings: Any = None, board_text: Any = None
+) -> tuple[Room, Player]:
+    """``rooms.do_create_room``, then ``board_text`` (if given) as the next board. A
+    ``board_size`` in the settings must be the board's; without one it is the board's."""
+    if board_text is None:
+        return rooms.do_create_room(nickname, room_settings)
+    board = check_board(board_text)
+    if room_settings is None:
+        room_settings = {}
+    if not isinstance(room_settings, dict):
+        raise InvalidInput("settings are an object of name: value")
+    size = room_settings.get("board_size", board.size)
+    if size != board.size:
+        raise InvalidInput(f"board is {board.size} but settings.board_size is {size!r}")
+    with transaction.atomic():
+        room, host = rooms.do_create_room(nickname, {**room_settings, "board_size": board.size})
+        room.next_board = board.to_text()
+        room.save(update_fields=["next_board"])
+    return room, host

@@ -1,0 +1,32 @@
+"""The table screen: ``/r/<code>/table/``, a big read-only view of a room for a TV or a
+laptop in the middle of the table. It joins nobody: the page embeds the room's state as a
+viewer who is not a player sees it, and keeps current over the spectators' websocket
+(``games.spectators``)."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.cache import never_cache
+
+from games import state
+from games.api import find_room, join_url
+from games.exceptions import RoomNotFound
+from games.throttle import Throttled
+
+
+@never_cache  # the embedded state goes stale at once
+def table_page(request: HttpRequest, code: str) -> HttpResponse:
+    try:
+        room = find_room(request, code)
+    except RoomNotFound:
+        return render(request, "games/room_missing.html", {"code": code}, status=404)
+    except Throttled as error:
+        response = HttpResponse(f"{error.message}.\n", status=429, content_type="text/plain")
+        response["Retry-After"] = str(error.retry_after)
+        return response
+    return render(
+        request,
+        "games/table.html",
+        {"room": room, "state": state.room_state(room, None), "join_url": join_url(request, room)},
+    )

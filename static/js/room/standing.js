@@ -1,0 +1,239 @@
+// The end of the game (docs/api.md, "The end of the game"): between rounds, after at least
+// one, the host may end the game (a confirm step first); then everyone sees the final
+// standing (ranks, totals, the winners) and that a new room is needed to play again.
+//
+// Both parts are built here and put into the results panel, so the template stays as is.
+
+import { ApiError, postJSON } from "../lib/api.js";
+import { h } from "../lib/dom.js";
+import { ordinal, plural, pointsText } from "./format.js";
+
+// How long the confirm step stays open without an answer.
+const CONFIRM_MS = 8000;
+
+export class StandingView {
+  constructor(resultsPanel, { store, onEndGame }) {
+    this.store = store;
+    this.onEndGame = onEndGame;
+    this.shown = null; // the standing drawn, to draw it once
+    this.confirming = false;
+    this.sending = false;
+    this.timer = null;
+
+    this.panel = h("section", { id: "standing-panel", class: "card standing", "aria-labelledby": "standing-title", hidden: true });
+    resultsPanel.prepend(this.panel);
+
+    this.endBox = h("div", { id: "end-game", class: "end-game", hidden: true });
+    const head = resultsPanel.querySelector(".results-head");
+    (head || resultsPanel).append(this.endBox);
+
+    store.subscribe((current) => this.render(current));
+  }
+
+  render(store) {
+    const standing = store.state.standing;
+    const inResults = store.phase === "results";
+    this.panel.hidden = !(standing && inResults);
+    if (standing && standing !== this.shown) {
+      this.shown = standing;
+      this.drawStanding(store, standing);
+      if (inResults) {
+        // Everyone's page turns to the final standing: start reading there.
+        window.scrollTo({ top: 0 });
+        this.panel.querySelector("#standing-title").focus({ preventScroll: true });
+      }
+    }
+    const canEnd = inResults && !standing && store.isHost && store.round && store.round.status === "ended";
+    if (!canEnd) {
+      this.confirming = false;
+      this.sending = false;
+    }
+    this.endBox.hidden = !canEnd;
+    if (canEnd && !this.endBox.dataset.state) this.drawEndControl();
+    if (!canEnd) delete this.endBox.dataset.state;
+  }
+
+  /** The server refused `end_game` (the notice says why): the button works again. */
+  failed() {
+    this.sending = false;
+    this.confirming = false;
+    this.drawEndControl();
+  }
+
+  // ------------------------------------------------------------------ the host's control
+
+  drawEndControl() {
+    window.clearTimeout(this.timer);
+    if (!this.confirming) {
+      this.endBox.dataset.state = "idle";
+      this.endBox.replaceChildren(
+        h("button", {
+          type: "button",
+          id: "end-game-button",
+          class: "button subtle",
+          text: "End game",
+          on: {
+            click: () => {
+              this.confirming = true;
+              this.drawEndControl();
+              this.endBox.querySelector("#end-game-confirm").focus();
+            },
+          },
+        }),
+      );
+      return;
+    }
+    this.endBox.dataset.state = "confirming";
+    this.endBox.replaceChildren(
+      h(
+        "div",
+        { class: "end-game-confirm", role: "group", "aria-labelledby": "end-game-question" },
+        h("p", {
+          id: "end-game-question",
+          class: "end-game-question",
+          text: "End the game for everyone? The totals become the final standing and no more rounds can be played here.",
+        }),
+        h(
+          "div",
+          { class: "actions" },
+          h("button", {
+            type: "button",
+            id: "end-game-confirm",
+            class: "button primary danger",
+            disabled: this.sending,
+            text: this.sending ? "Ending…" : "Yes, end the game",
+            on: {
+              click: () => {
+                if (this.onEndGame()) {
+                  this.sending = true;
+                  this.drawEndControl();
+                }
+              },
+            },
+          }),
+          h("button", {
+            type: "button",
+            id: "end-game-cancel",
+            class: "button subtle",
+            text: "Keep playing",
+            on: {
+              click: () => {
+                this.confirming = false;
+                this.drawEndControl();
+                this.endBox.querySelector("#end-game-button").focus();
+              },
+            },
+          }),
+        ),
+      ),
+    );
+    if (!this.sending) {
+      this.timer = window.setTimeout(() => {
+        this.confirming = false;
+        if (!this.endBox.hidden) this.drawEndControl();
+      }, CONFIRM_MS);
+    }
+  }
+
+  // ------------------------------------------------------------------ the final standing
+
+  drawStanding(store, standing) {
+    const winners = new Set(standing.winners || []);
+    const names = standing.players
+      .filter((entry) => winners.has(entry.id))
+      .map((entry) => (entry.id === store.you ? "you" : entry.nickname));
+    let headline;
+    if (!names.length) headline = "The game is over.";
+    else if (winners.has(store.you) && names.length === 1) headline = "You win!";
+    else if (names.length === 1) headline = `${names[0]} wins!`;
+    else headline = `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]} share the win!`;
+    const rows = standing.players.map((entry) => {
+      const isWinner = winners.has(entry.id);
+      const isYou = entry.id === store.you;
+      return h(
+        "tr",
+        { class: [isWinner ? "winner" : "", isYou ? "mine" : ""].filter(Boolean).join(" "), dataset: { playerId: entry.id } },
+        h(
+          "td",
+          { class: "rank" },
+          isWinner ? h("span", { class: "trophy", "aria-hidden": "true", text: "★ " }) : null,
+          String(entry.rank),
+        ),
+        h(
+          "th",
+          { scope: "row", class: "who" },
+          h("span", { class: "nickname", text: entry.nickname }),
+          isYou ? h("span", { class: "badge you", text: "you" }) : null,
+          isWinner ? h("span", { class: "badge winner-badge", text: "winner" }) : null,
+        ),
+        h("td", { class: "num total", text: entry.total_points }),
+      );
+    });
+    const error = h("p", { class: "form-error", role: "alert", hidden: true });
+    const newRoom = h("button", {
+      type: "button",
+      id: "new-room",
+      class: "button primary",
+      text: "Start a new room",
+      on: { click: () => this.createRoom(newRoom, error) },
+    });
+    this.panel.replaceChildren(
+      h("h1", { id: "standing-title", class: "standing-title", tabindex: "-1", text: "Final standing" }),
+      h("p", { class: "lead standing-headline", text: headline }),
+      h("p", { class: "hint", text: `After ${plural(standing.rounds, "round")}, by total points.${this.yourPlace(store, standing)}` }),
+      h(
+        "table",
+        { class: "standing-table" },
+        h(
+          "thead",
+          {},
+          h(
+            "tr",
+            {},
+            h("th", { scope: "col", class: "rank", text: "#" }),
+            h("th", { scope: "col", text: "Player" }),
+            h("th", { scope: "col", class: "num", text: "Total" }),
+          ),
+        ),
+        h("tbody", {}, ...rows),
+      ),
+      h(
+        "p",
+        { class: "standing-note" },
+        "The game has ended: this room plays no more rounds. To play again, start a new room and share its link.",
+      ),
+      h("div", { class: "actions" }, newRoom, h("a", { class: "button", href: "/", text: "Start page" })),
+      error,
+    );
+  }
+
+  /** " You finished 2nd with 9 pts." (nothing for a viewer who did not play). */
+  yourPlace(store, standing) {
+    const you = standing.players.find((entry) => entry.id === store.you);
+    if (!you) return "";
+    return ` You finished ${ordinal(you.rank)} with ${pointsText(you.total_points)}.`;
+  }
+
+  /** A new room with this room's settings, hosted by this player under the same name. */
+  async createRoom(button, error) {
+    const store = this.store;
+    const nickname = store.you !== null ? store.nickname(store.you) : "";
+    if (!nickname) {
+      window.location.assign("/");
+      return;
+    }
+    const { next_board: _board, ...settings } = store.state.settings || {};
+    button.disabled = true;
+    button.textContent = "Creating a room…";
+    error.hidden = true;
+    try {
+      const { room } = await postJSON("/api/rooms", { nickname, settings });
+      window.location.assign(`/r/${room.code}/`);
+    } catch (failure) {
+      error.textContent = failure instanceof ApiError ? failure.message : "Something went wrong. Please try again.";
+      error.hidden = false;
+      button.disabled = false;
+      button.textContent = "Start a new room";
+    }
+  }
+}

@@ -1,0 +1,113 @@
+// The table screen's results: the ranking (round points, words, running total), each
+// player's words found (cancelled ones struck through, with a note, not by colour alone),
+// the board, and the best words nobody found.
+
+import { h } from "../lib/dom.js";
+import { BoardView } from "../room/board.js";
+import { ordinal, percentText, plural, pointsText } from "../room/format.js";
+
+// How many of the best words nobody found are shown.
+const MISSED_SHOWN = 8;
+
+export class TableResults {
+  constructor(root, store) {
+    this.root = root;
+    this.store = store;
+    this.title = root.querySelector("#table-results-title");
+    this.summary = root.querySelector("#table-results-summary");
+    this.body = root.querySelector("#table-results-body");
+    this.results = null;
+  }
+
+  render() {
+    const results = this.store.state.results;
+    if (!results || results === this.results) return;
+    this.results = results;
+    const winner = results.players[0];
+    this.title.textContent = `Round ${results.round.number} results`;
+    const best = winner && winner.round_points > 0 ? `${winner.nickname} wins with ${pointsText(winner.round_points)}. ` : "";
+    this.summary.textContent = `${best}The board had ${plural(results.word_count, "word")} worth ${pointsText(results.max_points)}.`;
+    const boardBox = h("div", { class: "table-results-board" });
+    const boardView = new BoardView(boardBox, { label: "This round's board" });
+    boardView.setBoard(results.round);
+    this.body.replaceChildren(
+      h("div", { class: "table-results-main" }, this.ranking(results), this.wordsFound(results)),
+      h("div", { class: "table-results-aside" }, boardBox, this.missed(results)),
+    );
+  }
+
+  ranking(results) {
+    let rank = 0;
+    let previous = null;
+    const rows = results.players.map((entry, index) => {
+      if (entry.round_points !== previous) rank = index + 1;
+      previous = entry.round_points;
+      const counted = entry.words.filter((word) => !word.cancelled).length;
+      return h(
+        "tr",
+        { dataset: { player: entry.id } },
+        h("td", { class: "rank", text: ordinal(rank) }),
+        h("th", { scope: "row", class: "nickname", text: entry.nickname }),
+        h("td", { class: "num words", text: counted }),
+        h("td", { class: "num points", text: entry.round_points }),
+        h("td", { class: "num total", text: entry.total_points }),
+        h("td", { class: "num share", text: percentText(entry.share_of_max) }),
+      );
+    });
+    return h(
+      "table",
+      { class: "table-ranking" },
+      h(
+        "thead",
+        {},
+        h(
+          "tr",
+          {},
+          h("th", { scope: "col", class: "rank", text: "#" }),
+          h("th", { scope: "col", text: "Player" }),
+          h("th", { scope: "col", class: "num", text: "Words" }),
+          h("th", { scope: "col", class: "num", text: "Round" }),
+          h("th", { scope: "col", class: "num", text: "Total" }),
+          h("th", { scope: "col", class: "num", text: "Of max" }),
+        ),
+      ),
+      h("tbody", {}, ...rows),
+    );
+  }
+
+  wordsFound(results) {
+    const blocks = results.players.map((entry) =>
+      h(
+        "section",
+        { class: "table-player-words", dataset: { player: entry.id } },
+        h("h2", { text: entry.nickname }),
+        entry.words.length
+          ? h(
+              "ul",
+              { class: "table-words" },
+              ...entry.words.map((word) =>
+                h(
+                  "li",
+                  { class: `table-word${word.cancelled ? " cancelled" : ""}`, dataset: { word: word.word } },
+                  word.cancelled ? h("s", { text: word.word }) : word.word,
+                  h("span", { class: "table-word-points", text: word.cancelled ? " shared, 0" : ` +${word.points}` }),
+                ),
+              ),
+            )
+          : h("p", { class: "table-none", text: "No words this round." }),
+      ),
+    );
+    return h("div", { class: "table-words-grid" }, ...blocks);
+  }
+
+  missed(results) {
+    const missed = results.solution.filter((entry) => !entry.found_by.length).slice(0, MISSED_SHOWN);
+    if (!missed.length) return null;
+    return h(
+      "section",
+      { class: "table-missed" },
+      h("h2", { text: "Best words nobody found" }),
+      h("ul", { class: "table-words" }, ...missed.map((entry) => h("li", { class: "table-word", text: `${entry.word} +${entry.points}` }))),
+    );
+  }
+}

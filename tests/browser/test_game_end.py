@@ -1,0 +1,112 @@
+"""The end of the game in real browsers: after a round the host ends the game (with a
+confirm step), and every page shows the final standing, also after a reload; no more
+rounds, challenges or votes are offered."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.helpers import (
+    DESKTOP,
+    PHONE,
+    board_faces,
+    create_room,
+    join_room,
+    my_word,
+    overflowing,
+    screenshot,
+    type_word,
+    wait_until_playing,
+    watch_errors,
+    words_on,
+)
+
+pytestmark = pytest.mark.browser
+
+
+def standing_rows(page) -> list[tuple[str, str, str, bool]]:
+    """The final standing as (rank, nickname, total, winner) rows."""
+    rows = page.locator("#standing-panel tbody tr").evaluate_all(
+        """rows => rows.map(row => [
+            row.querySelector('.rank').textContent.replace('★', '').trim(),
+            row.querySelector('.nickname').textContent,
+            row.querySelector('td.num').textContent,
+            row.classList.contains('winner'),
+        ])"""
+    )
+    return [tuple(row) for row in rows]
+
+
+def test_host_ends_the_game_and_everyone_sees_the_final_standing(site, browser) -> None:
+    ann_context = browser.new_context(viewport=DESKTOP)
+    bob_context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    try:
+        ann, bob = ann_context.new_page(), bob_context.new_page()
+        ann_errors, bob_errors = watch_errors(ann), watch_errors(bob)
+        code = create_room(ann, site.url, "Ann")
+        join_room(bob, f"{site.url}/r/{code}/", "Bob")
+
+        # No round yet: nothing to end.
+        expect(ann.locator("#end-game-button")).to_have_count(0)
+        ann.locator("#start-round").click()
+        wait_until_playing(ann)
+        wait_until_playing(bob)
+        best = words_on(board_faces(bob))[0]
+        type_word(bob, best.word)
+        expect(my_word(bob, best.word)).to_be_visible()
+        expect(ann.locator("#end-game")).to_be_hidden()  # not while a round runs
+        site.end_round_now(code)
+        for page in (ann, bob):
+            expect(page.locator("#results-title")).to_have_text("Round 1 results")
+
+        # Only the host may end it, between rounds; a second step confirms.
+        expect(bob.locator("#end-game")).to_be_hidden()
+        end = ann.get_by_role("button", name="End game", exact=True)
+        end.click()
+        expect(ann.locator("#end-game-question")).to_contain_text("End the game for everyone?")
+        ann.get_by_role("button", name="Keep playing").click()
+        expect(ann.locator("#end-game-question")).to_have_count(0)
+        expect(ann.locator("#next-round")).to_be_visible()
+        end.click()
+        screenshot(ann, "end-game-confirm")
+        ann.get_by_role("button", name="Yes, end the game").click()
+
+        expected = [("1", "Bob", str(best.points), True), ("2", "Ann", "0", False)]
+        for page in (ann, bob):
+            panel = page.locator("#standing-panel")
+            expect(panel).to_be_visible()
+            expect(panel.locator("#standing-title")).to_have_text("Final standing")
+            expect(panel).to_contain_text("After 1 round")
+            expect(panel).to_contain_text("start a new room")
+            expect(panel.get_by_role("button", name="Start a new room")).to_be_visible()
+            expect(page.locator("#next-round")).to_be_hidden()
+            expect(page.locator("#next-wait")).to_be_hidden()
+            expect(page.locator("#end-game")).to_be_hidden()
+            expect(page.locator("#photo-card")).to_be_hidden()
+            assert standing_rows(page) == expected
+        expect(bob.locator(".standing-headline")).to_have_text("You win!")
+        expect(ann.locator(".standing-headline")).to_have_text("Bob wins!")
+        expect(bob.locator("#live")).to_contain_text("final standing")
+        screenshot(ann, "standing-host", full_page=True)
+        screenshot(bob, "standing-phone", full_page=True)
+        assert overflowing(bob) == []
+
+        # The standing is in the state: a reload shows it again.
+        bob.reload()
+        expect(bob.locator("#standing-panel")).to_be_visible()
+        assert standing_rows(bob) == expected
+        expect(bob.locator("#next-wait")).to_be_hidden()
+
+        # "Start a new room": a fresh room, hosted by this player.
+        bob.get_by_role("button", name="Start a new room").click()
+        bob.wait_for_url(re.compile(r"/r/(?!" + code + r"/)[a-z0-9]+/$"))
+        expect(bob.locator("#lobby-panel")).to_be_visible()
+        expect(bob.locator("#start-round")).to_be_visible()
+
+        assert ann_errors == [] and bob_errors == []
+    finally:
+        ann_context.close()
+        bob_context.close()
