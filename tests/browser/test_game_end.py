@@ -48,6 +48,9 @@ def test_host_ends_the_game_and_everyone_sees_the_final_standing(site, browser) 
         ann_errors, bob_errors = watch_errors(ann), watch_errors(bob)
         code = create_room(ann, site.url, "Ann")
         join_room(bob, f"{site.url}/r/{code}/", "Bob")
+        table = ann_context.new_page()  # the table screen, watching without joining
+        table.goto(f"{site.url}/r/{code}/table/")
+        expect(table.locator("#table-lobby")).to_be_visible()
 
         # No round yet: nothing to end.
         expect(ann.locator("#end-game-button")).to_have_count(0)
@@ -87,6 +90,12 @@ def test_host_ends_the_game_and_everyone_sees_the_final_standing(site, browser) 
             expect(page.locator("#end-game")).to_be_hidden()
             expect(page.locator("#photo-card")).to_be_hidden()
             assert standing_rows(page) == expected
+        expect(ann.locator("#settings-card")).to_be_hidden()  # no next round to set up
+        expect(table.locator("#table-results-title")).to_have_text("Final standing")
+        expect(table.locator("#table-results-summary")).to_contain_text("Bob wins after 1 round")
+        expect(table.locator(".table-standing-row")).to_have_count(2)
+        expect(table.locator(".table-standing-row.winner")).to_contain_text("Bob")
+        screenshot(table, "standing-table")
         expect(bob.locator(".standing-headline")).to_have_text("You win!")
         expect(ann.locator(".standing-headline")).to_have_text("Bob wins!")
         expect(bob.locator("#live")).to_contain_text("final standing")

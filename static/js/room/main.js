@@ -326,8 +326,9 @@ function renderPhase() {
   $("#lobby-panel").hidden = phase !== "lobby";
   $("#play-panel").hidden = phase !== "play";
   $("#results-panel").hidden = phase !== "results";
-  // Once the game has ended no next board is needed.
+  // Once the game has ended no next board is needed, nor settings for a next round.
   $("#photo-card").hidden = !["lobby", "results"].includes(phase) || Boolean(store.state.standing);
+  $("#settings-card").hidden = Boolean(store.state.standing);
   if (phase !== shownPhase) {
     const wide = window.matchMedia("(min-width: 60rem)").matches;
     // Between rounds the invitation and settings matter; during a round, the board does.

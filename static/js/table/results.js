@@ -21,18 +21,52 @@ export class TableResults {
 
   render() {
     const results = this.store.state.results;
-    if (!results || results === this.results) return;
+    const standing = this.store.state.standing || null; // set once the host ended the game
+    if (!results || (results === this.results && standing === this.standing)) return;
     this.results = results;
+    this.standing = standing;
     const winner = results.players[0];
-    this.title.textContent = `Round ${results.round.number} results`;
+    this.title.textContent = standing ? "Final standing" : `Round ${results.round.number} results`;
     const best = winner && winner.round_points > 0 ? `${winner.nickname} wins with ${pointsText(winner.round_points)}. ` : "";
-    this.summary.textContent = `${best}The board had ${plural(results.word_count, "word")} worth ${pointsText(results.max_points)}.`;
+    this.summary.textContent = standing
+      ? this.standingHeadline(standing)
+      : `${best}The board had ${plural(results.word_count, "word")} worth ${pointsText(results.max_points)}.`;
     const boardBox = h("div", { class: "table-results-board" });
     const boardView = new BoardView(boardBox, { label: "This round's board" });
     boardView.setBoard(results.round);
     this.body.replaceChildren(
+      ...(standing ? [this.finalStanding(standing)] : []),
       h("div", { class: "table-results-main" }, this.ranking(results), this.wordsFound(results)),
       h("div", { class: "table-results-aside" }, boardBox, this.missed(results)),
+    );
+  }
+
+  /** "Ann wins!" or "Ann and Bob share the win!", after the game's last round. */
+  standingHeadline(standing) {
+    const winners = standing.players.filter((entry) => (standing.winners || []).includes(entry.id));
+    const names = winners.map((entry) => entry.nickname);
+    if (names.length === 0) return `The game is over after ${plural(standing.rounds, "round")}.`;
+    const who = names.length === 1 ? `${names[0]} wins` : `${names.slice(0, -1).join(", ")} and ${names.at(-1)} share the win`;
+    return `${who} after ${plural(standing.rounds, "round")}! A new room is needed to play again.`;
+  }
+
+  /** The game's final ranking by total points, the winners marked (not by colour alone). */
+  finalStanding(standing) {
+    const winners = new Set(standing.winners || []);
+    const rows = standing.players.map((entry) =>
+      h(
+        "li",
+        { class: winners.has(entry.id) ? "table-standing-row winner" : "table-standing-row" },
+        h("span", { class: "table-standing-rank", text: winners.has(entry.id) ? `★ ${ordinal(entry.rank)}` : ordinal(entry.rank) }),
+        h("span", { class: "table-standing-name", text: entry.nickname }),
+        h("span", { class: "table-standing-points", text: pointsText(entry.total_points) }),
+      ),
+    );
+    return h(
+      "section",
+      { class: "table-standing", "aria-labelledby": "table-standing-title" },
+      h("h2", { id: "table-standing-title", text: "The game's totals" }),
+      h("ol", { class: "table-standing-list" }, ...rows),
     );
   }
 
