@@ -27,8 +27,9 @@ from games.models import (
     Round,
 )
 from games.nicknames import display_nickname, nickname_key
-from solver.board import parse_board
+from solver.board import Board, parse_board
 from solver.dice import DICE_SETS
+from solver.errors import SolverError
 
 
 def check_room(code: str) -> Room:
@@ -154,6 +155,32 @@ def check_settings(room: Room, changes: Any) -> dict[str, Any]:
                 raise InvalidInput(f"{flag} is true or false")
             cleaned[flag] = changes[flag]
     return cleaned
+
+
+# Longest board text taken (set_board, a new room's board): a 6x6 board with commas fits.
+MAX_BOARD_CHARS = 200
+
+
+def check_board(board_text: Any) -> Board:
+    """A board given as text (docs/api.md, "Board text"), parsed, of a size rooms play;
+    InvalidInput saying what is wrong otherwise."""
+    if (
+        not isinstance(board_text, str)
+        or not board_text.strip()
+        or len(board_text) > MAX_BOARD_CHARS
+    ):
+        raise InvalidInput(
+            f"a board is text of at most {MAX_BOARD_CHARS} characters, such as 'aeol iejm pdls orkf'"
+        )
+    try:
+        board = parse_board(board_text)
+    except SolverError as error:
+        raise InvalidInput(f"bad board: {error}") from None
+    if board.size not in BoardSize.values:
+        raise InvalidInput(
+            f"a board is one of {', '.join(BoardSize.values)}; that one is {board.size}"
+        )
+    return board
 
 
 def is_int(value: Any) -> bool:

@@ -95,11 +95,12 @@ def _room_version(room_id: int) -> int:
 
 # Buckets idle this long are full again and can be forgotten (bounds the dict's size).
 BUCKET_IDLE_SECONDS = BURST / RATE_PER_SECOND
-_buckets: dict[int, tuple[float, float]] = {}
+_buckets: dict[int | str, tuple[float, float]] = {}
 
 
-def take_token(player_id: int) -> bool:
-    """Spend one message from the player's bucket; False when it is empty.
+def take_token(player_id: int | str) -> bool:
+    """Spend one message from the player's bucket (or a spectator socket's, keyed by its
+    channel name); False when it is empty.
 
     Buckets live in this process: a player is limited per web process, which is what keeps
     one client from flooding the database.
@@ -247,7 +248,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         # When the entry reached the server: what decides whether a word came in time.
         received_at = time.time()
-        if self.player is None or self.kicked or self.closed:
+        if not self._listening():
             return
         request_id = None
         kind: str | None = None  # echoed in replies: cut to socket_limits.MAX_ECHO_CHARS
@@ -259,9 +260,8 @@ class RoomConsumer(AsyncWebsocketConsumer):
             kind = socket_limits.echo_type(message["type"])
         except GameError as error:
             refusal = error
-        # Every frame, readable or not, spends the rate limits: the player's, then the
-        # address's (shared by every player joined from it).
-        if not take_token(self.player.id) or not throttle.allows(throttle.MESSAGE, self.address):
+        # Every frame, readable or not, spends the rate limits.
+        if not self._spend_message():
             if self.flood.overflowing():
                 # Replies to a client that keeps flooding (and may never read them) would
                 # pile up in the server's memory: close instead.
@@ -270,10 +270,12 @@ class RoomConsumer(AsyncWebsocketConsumer):
                 )
                 return
             refusal = RateLimited("slow down: too many messages; wait a moment and try again")
-        handler = self.HANDLERS.get(message.get("type", ""))
-        if refusal is None and handler is None:
-            known = ", ".join(sorted(self.HANDLERS))
-            refusal = InvalidInput(f"unknown message type {kind!r}; known: {known}")
+        handler: Handler | None = None
+        if refusal is None:
+            try:
+                handler = self._handler_for(message.get("type", ""), kind)
+            except GameError as error:
+                refusal = error
         if refusal is not None:
             if request_id is None and not isinstance(refusal, RateLimited):
                 request_id = socket_limits.salvage_request_id(text_data)
@@ -290,6 +292,24 @@ class RoomConsumer(AsyncWebsocketConsumer):
             task.add_done_callback(self.in_flight.discard)
         else:
             await answer
+
+    def _listening(self) -> bool:
+        """Whether this socket's frames are read: a player's, still in the room."""
+        return self.player is not None and not self.kicked and not self.closed
+
+    def _spend_message(self) -> bool:
+        """Spend one message of the limits: the player's, then the address's (shared by
+        every player joined from it); False when one is used up."""
+        assert self.player is not None  # _listening
+        return take_token(self.player.id) and throttle.allows(throttle.MESSAGE, self.address)
+
+    def _handler_for(self, message_type: str, kind: str | None) -> Handler:
+        """The handler of a message type, or the GameError that refuses it."""
+        handler = self.HANDLERS.get(message_type)
+        if handler is None:
+            known = ", ".join(sorted(self.HANDLERS))
+            raise InvalidInput(f"unknown message type {kind!r}; known: {known}")
+        return handler
 
     async def _answer(
         self, handler: Handler, message: dict, kind: str | None, request_id: Any

@@ -8,34 +8,9 @@ from typing import Any
 
 from django.db import transaction
 
-from games import rooms
+from games import checks, rooms
 from games.exceptions import InvalidInput
-from games.models import BoardSize, Player, Room
-from solver.board import Board, parse_board
-from solver.errors import SolverError
-
-# As for set_board.
-MAX_BOARD_CHARS = 200
-
-
-def check_board(board_text: Any) -> Board:
-    if (
-        not isinstance(board_text, str)
-        or not board_text.strip()
-        or len(board_text) > MAX_BOARD_CHARS
-    ):
-        raise InvalidInput(
-            f"board is text of at most {MAX_BOARD_CHARS} characters, such as 'aeol iejm pdls orkf'"
-        )
-    try:
-        board = parse_board(board_text)
-    except SolverError as error:
-        raise InvalidInput(f"bad board: {error}") from None
-    if board.size not in BoardSize.values:
-        raise InvalidInput(
-            f"a board is one of {', '.join(BoardSize.values)}; that one is {board.size}"
-        )
-    return board
+from games.models import Player, Room
 
 
 def do_create_room(
@@ -45,7 +20,7 @@ def do_create_room(
     ``board_size`` in the settings must be the board's; without one it is the board's."""
     if board_text is None:
         return rooms.do_create_room(nickname, room_settings)
-    board = check_board(board_text)
+    board = checks.check_board(board_text)
     if room_settings is None:
         room_settings = {}
     if not isinstance(room_settings, dict):

@@ -10,7 +10,14 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from games import events, presenters
-from games.checks import check_host, check_nickname, check_settings, current_round, is_int
+from games.checks import (
+    check_board,
+    check_host,
+    check_nickname,
+    check_settings,
+    current_round,
+    is_int,
+)
 from games.exceptions import (
     InvalidInput,
     Kicked,
@@ -27,8 +34,6 @@ from games.models import (
     Round,
 )
 from games.nicknames import nickname_key
-from solver.board import parse_board
-from solver.errors import SolverError
 
 
 @transaction.atomic
@@ -231,12 +236,7 @@ def do_set_next_board(host: Player, board_text: Any) -> str:
     if board_text in (None, ""):
         room.next_board = ""
     else:
-        if not isinstance(board_text, str) or len(board_text) > 200:
-            raise InvalidInput("a board is text such as 'aeol iejm pdls orkf'")
-        try:
-            board = parse_board(board_text)
-        except SolverError as error:
-            raise InvalidInput(f"bad board: {error}") from None
+        board = check_board(board_text)
         if board.size != room.board_size:
             raise InvalidInput(f"this room plays {room.board_size}; that board is {board.size}")
         room.next_board = board.to_text()

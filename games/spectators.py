@@ -12,7 +12,6 @@ message bucket, sized like a player's.
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from games import background, checks, consumers, events, socket_limits, state, throttle
@@ -46,11 +45,6 @@ def find_room(code: str, address: str) -> Room:
 
 class SpectatorConsumer(consumers.RoomConsumer):
     """One table screen's connection to one room (read-only)."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        # This socket's own message bucket: (tokens, when counted).
-        self.bucket = (float(consumers.BURST), time.monotonic())
 
     async def connect(self) -> None:
         background.ensure_started()
@@ -88,54 +82,23 @@ class SpectatorConsumer(consumers.RoomConsumer):
                 "spectator disconnect: channel layer unreachable", exc_info=True
             )
 
-    def take_token(self) -> bool:
-        """Spend one message from this socket's bucket; False when it is empty."""
-        now = time.monotonic()
-        tokens, last = self.bucket
-        burst = float(consumers.BURST)
-        tokens = min(burst, tokens + (now - last) * consumers.RATE_PER_SECOND)
-        if tokens < 1.0:
-            self.bucket = (tokens, now)
-            return False
-        self.bucket = (tokens - 1.0, now)
-        return True
+    def _listening(self) -> bool:
+        return self.room is not None and not self.closed
 
-    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        if self.room is None or self.closed:
-            return
-        request_id = None
-        kind: str | None = None
-        refusal: GameError | None = None
-        message: dict[str, Any] = {}
-        try:
-            message = self._parse(text_data)
-            request_id = message.get("request_id")
-            kind = socket_limits.echo_type(message["type"])
-        except GameError as error:
-            refusal = error
-        if not self.take_token() or not throttle.allows(throttle.MESSAGE, self.address):
-            if self.flood.overflowing():
-                await self.close(
-                    code=socket_limits.CLOSE_FLOODING, reason=socket_limits.CLOSE_FLOODING_REASON
-                )
-                return
-            refusal = RateLimited("slow down: too many messages; wait a moment and try again")
-        handler = self.SPECTATOR_HANDLERS.get(message.get("type", ""))
-        if refusal is None and handler is None:
-            if message.get("type") in PLAYER_MESSAGES:
-                refusal = NotAPlayer("a table screen only watches: join the room to play")
-            else:
-                known = ", ".join(SPECTATOR_MESSAGES)
-                refusal = InvalidInput(
-                    f"unknown message type {kind!r}; a spectator may send: {known}"
-                )
-        if refusal is not None:
-            if request_id is None and not isinstance(refusal, RateLimited):
-                request_id = socket_limits.salvage_request_id(text_data)
-            await self._reply({"type": "error", **refusal.to_dict(), "request": kind}, request_id)
-            return
-        assert handler is not None  # refused above otherwise
-        await self._answer(handler, message, kind, request_id)
+    def _spend_message(self) -> bool:
+        """This socket's own bucket (sized like a player's), then the address's limit."""
+        return consumers.take_token(self.channel_name) and throttle.allows(
+            throttle.MESSAGE, self.address
+        )
+
+    def _handler_for(self, message_type: str, kind: str | None) -> consumers.Handler:
+        handler = self.SPECTATOR_HANDLERS.get(message_type)
+        if handler is not None:
+            return handler
+        if message_type in PLAYER_MESSAGES:
+            raise NotAPlayer("a table screen only watches: join the room to play")
+        known = ", ".join(SPECTATOR_MESSAGES)
+        raise InvalidInput(f"unknown message type {kind!r}; a spectator may send: {known}")
 
     async def _send_state(self) -> None:
         room_state = await in_thread(spectator_state)(self.my_room.pk)

@@ -54,3 +54,19 @@ export function ordinal(n) {
   if (tens >= 11 && tens <= 13) return `${n}th`;
   return `${n}${{ 1: "st", 2: "nd", 3: "rd" }[n % 10] || "th"}`;
 }
+
+/** Each player's place in a round's results (ranked by the server): equal points, equal place. */
+export function roundRanks(players) {
+  let rank = 0;
+  let previous = null;
+  return players.map((entry, index) => {
+    if (entry.round_points !== previous) rank = index + 1;
+    previous = entry.round_points;
+    return rank;
+  });
+}
+
+/** A player's words that scored (cancelled duplicates left out). */
+export function countedWords(entry) {
+  return entry.words.filter((word) => !word.cancelled).length;
+}

@@ -6,7 +6,7 @@
 // counts (marked so in words, not colour).
 
 import { h } from "../lib/dom.js";
-import { ordinal, percentText, plural, pointsText } from "./format.js";
+import { countedWords, ordinal, percentText, plural, pointsText, roundRanks } from "./format.js";
 import { BoardView } from "./board.js";
 import { replayButton } from "./replay.js";
 import { shareResultsButton } from "./share-results.js";
@@ -129,12 +129,10 @@ export class ResultsView {
   }
 
   scoreboard(store, results) {
-    let rank = 0;
-    let previous = null;
+    const ranks = roundRanks(results.players);
     const rows = results.players.map((entry, index) => {
-      if (entry.round_points !== previous) rank = index + 1;
-      previous = entry.round_points;
-      const counted = entry.words.filter((word) => !word.cancelled).length;
+      const rank = ranks[index];
+      const counted = countedWords(entry);
       return h(
         "tr",
         { class: entry.id === store.you ? "mine" : "" },

@@ -4,7 +4,7 @@
 
 import { h } from "../lib/dom.js";
 import { BoardView } from "../room/board.js";
-import { ordinal, percentText, plural, pointsText } from "../room/format.js";
+import { countedWords, ordinal, percentText, plural, pointsText, roundRanks } from "../room/format.js";
 
 // How many of the best words nobody found are shown.
 const MISSED_SHOWN = 8;
@@ -71,12 +71,10 @@ export class TableResults {
   }
 
   ranking(results) {
-    let rank = 0;
-    let previous = null;
+    const ranks = roundRanks(results.players);
     const rows = results.players.map((entry, index) => {
-      if (entry.round_points !== previous) rank = index + 1;
-      previous = entry.round_points;
-      const counted = entry.words.filter((word) => !word.cancelled).length;
+      const rank = ranks[index];
+      const counted = countedWords(entry);
       return h(
         "tr",
         { dataset: { player: entry.id } },
