@@ -38,8 +38,14 @@ def assert_both_words_kept(page, code: str, first: str, second: str, errors: lis
 
 def page_errors(errors: list[str]) -> list[str]:
     """The page's errors, without Chromium's console lines for connection attempts that
-    fail while there is no network or no server (the page retries them by design)."""
-    return [error for error in errors if "WebSocket connection to" not in error]
+    fail while there is no network or no server (the page retries them by design): the
+    socket's, and any resource the browser asked for while offline (ERR_INTERNET_DISCONNECTED,
+    e.g. the web app manifest's icons, fetched when Chromium chooses)."""
+    return [
+        error
+        for error in errors
+        if "WebSocket connection to" not in error and "net::ERR_INTERNET_DISCONNECTED" not in error
+    ]
 
 
 def outbox_words(page, code: str) -> list[str]:
