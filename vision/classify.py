@@ -16,6 +16,7 @@ import numpy as np
 
 from vision.crops import standardise
 from vision.faces import BLOCKED, FACE_INDEX, FACES, TURNS
+from vision.legibility import WASHED_OUT_CONFIDENCE, washed_out
 from vision.runtime import compiled_predict
 
 # Weight of the board's orientation prior (0 turns it off).
@@ -53,9 +54,14 @@ class DieClassifier:
         posterior = apply_turn_prior(joint)
         marginal = posterior.sum(axis=-1)
         best = marginal.argmax(axis=-1)
+        confidence = marginal[np.arange(len(best)), best]
+        # A die whose letter the light has taken is a guess, however sure the model is.
+        confidence = np.where(
+            washed_out(crops), np.minimum(confidence, WASHED_OUT_CONFIDENCE), confidence
+        )
         return DieReading(
             faces=[FACES[index] for index in best],
-            confidence=[float(marginal[i, index]) for i, index in enumerate(best)],
+            confidence=[float(value) for value in confidence],
         )
 
 

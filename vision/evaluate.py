@@ -72,28 +72,36 @@ def score_reading(
 ) -> PhotoResult:
     """Compare one reading with the photo's labels (``labelled``: the labelled centres
     where a condition moved them; the photo's own by default)."""
+    labelled = photo.centers() if labelled is None else labelled
+    truth = [die.face for die in photo.dice]
+    return score_faces(photo.path.name, truth, labelled, reading)
+
+
+def score_faces(
+    name: str, truth: list[str], labelled: np.ndarray, reading: BoardReading
+) -> PhotoResult:
+    """Compare one reading with the true faces at the labelled centres (N, 2)."""
     centers = np.array(reading.centers, np.float64).reshape(-1, 2)
     faces = [face for row in reading.letters for face in row]
     confidence = [value for row in reading.confidence for value in row]
-    labelled = photo.centers() if labelled is None else labelled
     spacing = _spacing(labelled)
     distance = np.linalg.norm(labelled[:, None, :] - centers[None, :, :], axis=-1)
     nearest = distance.argmin(axis=1)
     right = silent = 0
     mistakes = []
-    for index, die in enumerate(photo.dice):
+    for index, face in enumerate(truth):
         found = distance[index, nearest[index]] < spacing / 2
         read = faces[nearest[index]] if found else "?"
-        if read == die.face:
+        if read == face:
             right += 1
             continue
-        mistakes.append((die.face, read))
+        mistakes.append((face, read))
         if found and confidence[nearest[index]] >= DOUBTFUL_BELOW:
             silent += 1
     error = None
-    if len(faces) != len(photo.dice):
-        error = f"read {len(faces)} dice, labelled {len(photo.dice)}"
-    return PhotoResult(photo.path.name, len(photo.dice), right, error, mistakes, silent)
+    if len(faces) != len(truth):
+        error = f"read {len(faces)} dice, labelled {len(truth)}"
+    return PhotoResult(name, len(truth), right, error, mistakes, silent)
 
 
 def evaluate(
@@ -126,3 +134,33 @@ def _spacing(points: np.ndarray) -> float:
     distance = np.sqrt((difference**2).sum(-1))
     np.fill_diagonal(distance, np.inf)
     return float(np.median(distance.min(axis=1)))
+
+
+def evaluate_low_angle(reader: BoardReader, boards: int = 60, seed: int = 0) -> Report:
+    """Read synthetic low-angle shots (``vision.synth`` with an elevation in
+    ``LOW_ANGLE_ELEVATION``; no real photo can be re-shot from lower), 4x4, 5x5 and 6x6 in
+    turn, the near sides of the dice and their letters in view, and score them."""
+    from vision.synth import LOW_ANGLE_ELEVATION, available_fonts, render_board
+
+    fonts = available_fonts()
+    results = []
+    for index in range(boards):
+        rng = np.random.default_rng([seed, 7, index])
+        side = (4, 5, 6)[index % 3]
+        board = render_board(
+            rng,
+            side,
+            fonts,
+            photo_size=(640, 480),
+            fill=float(rng.uniform(0.5, 0.9)),
+            elevation=float(rng.uniform(*LOW_ANGLE_ELEVATION)),
+        )
+        name = f"low angle #{index}"
+        truth = [face for row in board.faces for face in row]
+        try:
+            reading = reader.read(board.image)
+        except VisionError as error:
+            results.append(PhotoResult(name, len(truth), 0, str(error)))
+            continue
+        results.append(score_faces(name, truth, board.centers.reshape(-1, 2), reading))
+    return Report(results)

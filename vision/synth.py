@@ -22,7 +22,7 @@ import numpy as np
 import numpy.typing as npt
 from PIL import Image, ImageDraw, ImageFont
 
-from vision.faces import BARRED, FACES
+from vision.faces import BARRED, FACES, LETTERS
 from vision.lattice import Grid
 
 # Faces close to the ones printed on dice: mostly bold sans, and serif ones (older and
@@ -50,6 +50,9 @@ FONT_CANDIDATES = (
 HERSHEY_FONTS = (cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_TRIPLEX, cv2.FONT_HERSHEY_SIMPLEX)
 # Pixels per cell on the flat board canvas.
 CELL = 96
+# Degrees above the table of the low-angle shots drawn for training and the bench (90 is
+# straight above).
+LOW_ANGLE_ELEVATION = (35.0, 70.0)
 TRAY_COLOURS = (
     (235, 120, 20),  # orange (classic tray)
     (20, 40, 130),  # dark blue (Super Big Boggle)
@@ -209,8 +212,13 @@ def draw_board_plane(
     faces: list[list[str]],
     turns: np.ndarray,
     fonts: list[str],
+    elevation: float | None = None,
 ) -> tuple[np.ndarray, np.ndarray, float]:
-    """The flat board: an RGBA canvas, die centres on it (rows, cols, 2), and the margin."""
+    """The flat board: an RGBA canvas, die centres on it (rows, cols, 2), and the margin.
+
+    ``elevation`` (degrees above the table, for a low-angle shot) draws each die's near
+    side, letter included, as tall as a camera that low sees it, reaching over the next
+    row; otherwise a thin side in a random direction."""
     rows, cols = len(faces), len(faces[0])
     margin = CELL * rng.uniform(0.25, 0.8)
     width, height = int(cols * CELL + 2 * margin), int(rows * CELL + 2 * margin)
@@ -232,10 +240,13 @@ def draw_board_plane(
     die_colour = _jitter_colour(rng, DIE_COLOURS[rng.integers(len(DIE_COLOURS))], 6)
     ink = _jitter_colour(rng, INK_COLOURS[rng.integers(len(INK_COLOURS))], 8)
     die_scale = rng.uniform(0.78, 0.92)
-    side_dir = rng.normal(0, 1, 2)
-    side_dir *= rng.uniform(0.0, 0.16) * CELL / max(float(np.linalg.norm(side_dir)), 1e-6)
-    centers = np.zeros((rows, cols, 2))
     die = int(CELL * die_scale)
+    if elevation is None:
+        side_dir = rng.normal(0, 1, 2)
+        side_dir *= rng.uniform(0.0, 0.16) * CELL / max(float(np.linalg.norm(side_dir)), 1e-6)
+    else:  # the near side (+y, towards the camera), before the board is squashed by sin
+        side_dir = np.array([0.0, die / np.tan(np.radians(elevation))])
+    centers = np.zeros((rows, cols, 2))
     for row in range(rows):
         for col in range(cols):
             cx = margin + (col + 0.5) * CELL + rng.normal(0, 0.03) * CELL
@@ -247,12 +258,33 @@ def draw_board_plane(
             base = (cx - die / 2, cy - die / 2, cx + die / 2, cy + die / 2)
             side = tuple(v + side_dir[i % 2] for i, v in enumerate(base))
             draw.rounded_rectangle(side, radius=radius, fill=(*_shade(die_colour, 0.7), 255))
+            if elevation is not None:
+                _draw_side_letter(rng, canvas, base, side_dir[1], fonts, ink)
             draw.rounded_rectangle(base, radius=radius, fill=(*die_colour, 255))
             glyph = draw_glyph(rng, faces[row][col], die, fonts, ink)
             angle = 90 * int(turns[row, col]) + rng.normal(0, 4)
             glyph = glyph.rotate(angle, resample=Image.Resampling.BILINEAR)
             canvas.alpha_composite(glyph, (int(cx - die / 2), int(cy - die / 2)))
     return np.asarray(canvas), centers, margin
+
+
+def _draw_side_letter(
+    rng: np.random.Generator,
+    canvas: Image.Image,
+    face: tuple[float, float, float, float],
+    depth: float,
+    fonts: list[str],
+    ink: tuple[int, int, int],
+) -> None:
+    """A letter on a die's near side, foreshortened to ``depth`` pixels below its face."""
+    die = int(face[2] - face[0])
+    height = int(depth)
+    if height < 4:
+        return
+    glyph = draw_glyph(rng, str(rng.choice(LETTERS)), die, fonts, ink)
+    glyph = glyph.rotate(90 * int(rng.integers(4)), resample=Image.Resampling.BILINEAR)
+    glyph = glyph.resize((die, height), Image.Resampling.BILINEAR)
+    canvas.alpha_composite(glyph, (int(face[0]), int(face[3])))
 
 
 def random_background(rng: np.random.Generator, height: int, width: int) -> np.ndarray:
@@ -300,20 +332,31 @@ def random_background(rng: np.random.Generator, height: int, width: int) -> np.n
 
 
 def random_placement(
-    rng: np.random.Generator, plane_size: tuple[int, int], photo_size: tuple[int, int], fill: float
+    rng: np.random.Generator,
+    plane_size: tuple[int, int],
+    photo_size: tuple[int, int],
+    fill: float,
+    elevation: float | None = None,
 ) -> np.ndarray:
-    """A homography putting the board plane into the photo: turned, tilted, scaled."""
+    """A homography putting the board plane into the photo: turned, tilted, scaled.
+
+    ``elevation`` (degrees) squashes the plane's rows by its sine, near edge (bottom of the
+    plane) wider: a shot from that low; otherwise a random milder tilt."""
     plane_w, plane_h = plane_size
     photo_w, photo_h = photo_size
     side = fill * min(photo_w, photo_h)
     angle = rng.uniform(0, 2 * np.pi)
     half = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], np.float64) * side / 2
-    stretch = np.array([1.0, rng.uniform(0.6, 1.0)])  # seen at an angle: one axis shorter
-    if rng.random() < 0.5:
-        stretch = stretch[::-1]
+    if elevation is None:
+        stretch = np.array([1.0, rng.uniform(0.6, 1.0)])  # seen at an angle: one axis shorter
+        if rng.random() < 0.5:
+            stretch = stretch[::-1]
+        taper = rng.uniform(0.0, 0.3)
+    else:
+        stretch = np.array([1.0, np.sin(np.radians(elevation))])
+        taper = rng.uniform(0.1, 0.35)
     corners = half * stretch
     # Perspective: the far edge is shorter than the near one.
-    taper = rng.uniform(0.0, 0.3)
     corners[:2, 0] *= 1 - taper
     rotation = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
     corners = corners @ rotation.T
@@ -374,20 +417,22 @@ def render_board(
     fill: float | None = None,
     effects: bool = True,
     background: np.ndarray | None = None,
+    elevation: float | None = None,
 ) -> SyntheticBoard:
     """Render a synthetic photo of a ``side`` x ``side`` board.
 
     ``faces`` (rows of faces, which may make any rectangle; ``""`` leaves a cell empty)
     and ``turns`` (quarter turns per die) are random when not given; ``fill`` is the board's share of the photo's shorter side. The image is RGB,
-    ``photo_size`` is (width, height).
+    ``photo_size`` is (width, height). ``elevation`` (degrees above the table) makes it a
+    low-angle shot: the board squashed, the near sides of the dice in view.
     """
     fonts = available_fonts() if fonts is None else fonts
     faces = faces or random_faces(rng, side)
     rows, cols = len(faces), len(faces[0])
     turns = rng.integers(0, 4, (rows, cols)) if turns is None else np.asarray(turns)
-    plane, plane_centers, margin = draw_board_plane(rng, faces, turns, fonts)
+    plane, plane_centers, margin = draw_board_plane(rng, faces, turns, fonts, elevation)
     fill = rng.uniform(0.3, 0.95) if fill is None else fill
-    placement = random_placement(rng, (plane.shape[1], plane.shape[0]), photo_size, fill)
+    placement = random_placement(rng, (plane.shape[1], plane.shape[0]), photo_size, fill, elevation)
     width, height = photo_size
     if background is None:
         photo = random_background(rng, height, width)

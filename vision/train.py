@@ -27,6 +27,10 @@ from vision import dataset
 from vision.faces import BLOCKED, FACE_INDEX, NUM_CLASSES, TURNS, joint_index
 from vision.recognize import CLASSIFIER_FILE, DETECTOR_FILE, MODELS_DIR
 
+# Share of classifier crops blown out to white on top of the usual light changes: on such
+# a die the letter's faint strokes are gone, and the model must learn to be unsure there.
+OVER_EXPOSED_SHARE = 0.12
+
 
 @dataclass
 class Source:
@@ -311,7 +315,8 @@ def synthetic_crops(
 def augment_crops(
     rng: np.random.Generator, crops: np.ndarray, masks: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Random quarter turns (labels turned with them), contrast, blur and noise."""
+    """Random quarter turns (labels turned with them), contrast, over-exposure, blur and
+    noise."""
     import cv2
 
     out = np.empty_like(crops)
@@ -329,6 +334,8 @@ def augment_crops(
             small = int(rng.integers(10, 20))
             values = cv2.resize(cv2.resize(values, (small, small)), crop.shape[::-1])
         values = values * rng.uniform(0.5, 1.2) + rng.uniform(-40, 40)
+        if rng.random() < OVER_EXPOSED_SHARE:  # a flash or a lamp: the face blown out to white
+            values = values * rng.uniform(1.3, 1.9) + rng.uniform(0, 40)
         if rng.random() < 0.4:
             values += rng.normal(0, rng.uniform(2, 10), values.shape)
         out[index] = np.clip(values, 0, 255).astype(np.uint8)
@@ -386,9 +393,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--data", type=Path, default=None, help="labelled photos folder")
     parser.add_argument("--out", type=Path, default=MODELS_DIR, help="where the models go")
     parser.add_argument("--synthetic-boards", type=int, default=600)
+    parser.add_argument(
+        "--low-angle-boards", type=int, default=150, help="more synthetic boards, shot from low"
+    )
     parser.add_argument("--detector-epochs", type=int, default=24)
     parser.add_argument("--detector-views", type=int, default=800, help="views per epoch")
-    parser.add_argument("--classifier-epochs", type=int, default=7)
+    parser.add_argument("--classifier-epochs", type=int, default=9)
     parser.add_argument("--real-variants", type=int, default=5, help="jittered cuts per die")
     parser.add_argument("--threads", type=int, default=1, help="TensorFlow threads")
     parser.add_argument("--skip-detector", action="store_true", help="keep the saved detector")
@@ -432,6 +442,22 @@ def main(argv: list[str] | None = None) -> int:
         size = [(416, 416), (512, 384), (384, 512)][index % 3]
         background = textures[rng.integers(len(textures))] if rng.random() < 0.5 else None
         boards.append(synth.render_board(rng, side, fonts, photo_size=size, background=background))
+    # Shots from low down (after the others, so those stay as they were): squashed boards
+    # with the near sides of the dice, letters and all, in view.
+    for index in range(args.low_angle_boards):
+        side = int(rng.choice([4, 5, 6]))
+        size = [(512, 384), (416, 416), (384, 512)][index % 3]
+        background = textures[rng.integers(len(textures))] if rng.random() < 0.5 else None
+        boards.append(
+            synth.render_board(
+                rng,
+                side,
+                fonts,
+                photo_size=size,
+                background=background,
+                elevation=rng.uniform(*synth.LOW_ANGLE_ELEVATION),
+            )
+        )
     log(f"rendered {len(boards)} synthetic boards ({len(textures)} real backgrounds)")
 
     args.out.mkdir(parents=True, exist_ok=True)
