@@ -58,6 +58,8 @@ INSTALLED_APPS = [
     "dictionaries",
     "games",
     "photos",
+    "daily",
+    "definitions",
 ]
 
 MIDDLEWARE = [
@@ -69,6 +71,9 @@ MIDDLEWARE = [
     # Right after SecurityMiddleware, as WhiteNoise asks: Daphne then serves static files.
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # After sessions, before CommonMiddleware: the interface language from the
+    # django_language cookie (the page's switch) or else Accept-Language.
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -107,7 +112,11 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
-LANGUAGE_CODE = "en-us"
+# The interface languages (names as their speakers write them, for the page's switch).
+# A room's dictionary language is a room setting and does not follow these.
+LANGUAGE_CODE = "en"
+LANGUAGES = [("en", "English"), ("nl", "Nederlands"), ("fr", "Français")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True

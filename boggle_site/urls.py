@@ -2,8 +2,11 @@
 
 from django.contrib import admin
 from django.urls import include, path
+from django.views.decorators.cache import cache_page
+from django.views.decorators.http import last_modified
+from django.views.i18n import JavaScriptCatalog
 
-from boggle_site import admin_throttle
+from boggle_site import admin_throttle, i18n
 
 # Failed admin logins are throttled (boggle_site.admin_throttle): the form refuses, and the
 # login route, matched before the admin's own, answers 429 when it did.
@@ -12,6 +15,19 @@ admin.site.login_form = admin_throttle.ThrottledAdminAuthenticationForm
 urlpatterns = [
     path("admin/login/", admin_throttle.login),
     path("admin/", admin.site.urls),
+    # The interface language switch (Django's set_language: POST, then back to the page).
+    path("i18n/", include("django.conf.urls.i18n")),
+    # The scripts' translations, one catalogue per language (Vary: Accept-Language, Cookie);
+    # it changes only when the server restarts with new .mo files.
+    path(
+        "jsi18n/",
+        cache_page(i18n.JS_CATALOGUE_MAX_AGE)(
+            last_modified(i18n.catalogue_time)(JavaScriptCatalog.as_view())
+        ),
+        name="javascript-catalog",
+    ),
     path("", include("games.urls")),
     path("", include("photos.urls")),
+    path("", include("daily.urls")),
+    path("", include("definitions.urls")),
 ]

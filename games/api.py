@@ -14,6 +14,7 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.http import HttpRequest, JsonResponse
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 
@@ -39,6 +40,7 @@ STATUS_FOR_CODE = {
     "kicked": 403,
     "not_host": 403,
     "nickname_taken": 409,
+    "solo_room": 403,  # a daily board's room (daily.exceptions.SoloRoom)
     "wrong_round_state": 409,
     "rate_limited": 429,
     "unsupported_media_type": 415,
@@ -251,9 +253,11 @@ def round_results(request: HttpRequest, code: str, number: int) -> JsonResponse:
     room = find_room(request, code)
     round_ = Round.objects.filter(room=room, number=number).first()
     if round_ is None:
-        raise RoundNotFound(f"room {room.code} has no round {number}")
+        raise RoundNotFound(
+            _("room %(code)s has no round %(number)s") % {"code": room.code, "number": number}
+        )
     if round_.status != Round.Status.ENDED:
-        raise WrongRoundState("results come when the round ends")
+        raise WrongRoundState(_("results come when the round ends"))
     return JsonResponse({"results": state.results(round_)})
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from games import events, presenters, state
 from games.checks import check_host, is_int
@@ -26,6 +27,7 @@ from games.lexicons import (
     house_words,
     lexicon_for_round,
 )
+from games.messages import verdict_text
 from games.models import (
     Challenge,
     Player,
@@ -53,12 +55,12 @@ def check_challenge(player: Player, word: Any, round_number: Any) -> tuple[Round
     if not isinstance(word, str) or not word.strip() or len(word) > MAX_ENTRY_LENGTH:
         raise InvalidInput("word is a refused word as the results show it")
     if Room.objects.filter(pk=player.room_id, game_ended_at__isnull=False).exists():
-        raise WrongRoundState("the game has ended: its standing is final")
+        raise WrongRoundState(_("the game has ended: its standing is final"))
     round_ = Round.objects.filter(room_id=player.room_id, number=round_number).first()
     if round_ is None:
-        raise RoundNotFound(f"this room has no round {round_number}")
+        raise RoundNotFound(_("this room has no round %(number)s") % {"number": round_number})
     if round_.status != Round.Status.ENDED:
-        raise WrongRoundState("challenges come with the results, once the round has ended")
+        raise WrongRoundState(_("challenges come with the results, once the round has ended"))
     judged = normalise_entry(word, lexicon_for_round(round_)) or word.strip().lower()
     verdicts = set(
         Submission.objects.filter(round=round_, player=player, word=judged).values_list(
@@ -66,23 +68,33 @@ def check_challenge(player: Player, word: Any, round_number: Any) -> tuple[Round
         )
     )
     if not verdicts:
-        raise InvalidInput(f"you did not enter {judged!r} in round {round_number}")
-    if Verdict.ACCEPTED in verdicts:
-        raise InvalidInput(f"{judged!r} already counts")
-    if Verdict.NOT_IN_DICTIONARY not in verdicts:
-        reason = Verdict(min(verdicts)).message
         raise InvalidInput(
-            "only words refused as not in the dictionary can be challenged; "
-            f"{judged!r} was refused: {reason}"
+            _("you did not enter %(word)r in round %(number)s")
+            % {"word": judged, "number": round_number}
+        )
+    if Verdict.ACCEPTED in verdicts:
+        raise InvalidInput(_("%(word)r already counts") % {"word": judged})
+    if Verdict.NOT_IN_DICTIONARY not in verdicts:
+        reason = verdict_text(Verdict(min(verdicts)))
+        raise InvalidInput(
+            _(
+                "only words refused as not in the dictionary can be challenged;"
+                " %(word)r was refused: %(reason)s"
+            )
+            % {"word": judged, "reason": reason}
         )
     # Entries are judged board first (solver.judge), so a not_in_dictionary entry is on the
     # board; this guards entries stored before that order.
     if find_word_path(parse_board(round_.board), judged) is None:
-        raise InvalidInput(f"{judged!r} is not on the board either: accepting it changes nothing")
+        raise InvalidInput(
+            _("%(word)r is not on the board either: accepting it changes nothing")
+            % {"word": judged}
+        )
     earlier = Challenge.objects.filter(round=round_, word=judged).select_related("player").first()
     if earlier is not None:
         raise InvalidInput(
-            f"{earlier.player.nickname} already challenged {judged!r} ({earlier.status})"
+            _("%(nickname)s already challenged %(word)r (%(status)s)")
+            % {"nickname": earlier.player.nickname, "word": judged, "status": earlier.status}
         )
     return round_, judged
 
@@ -104,7 +116,9 @@ def do_challenge(player: Player, word: Any, round_number: Any) -> Challenge:
                 voters=_electorate(player),
             )
     except IntegrityError:  # another player challenged the same word a moment earlier
-        raise InvalidInput(f"{judged!r} was just challenged by someone else") from None
+        raise InvalidInput(
+            _("%(word)r was just challenged by someone else") % {"word": judged}
+        ) from None
     room = Room.objects.get(pk=player.room_id)
     events.emit_to_room(
         room, "challenge.opened", {"challenge": presenters.challenge_dict(challenge)}
@@ -150,14 +164,16 @@ def vote_outcome(challenge: Challenge, host_id: int | None) -> bool | None:
 
 def _pending_challenge(room: Room, challenge_id: Any) -> Challenge:
     if room.game_ended_at is not None:  # games.standings.do_end_game
-        raise WrongRoundState("the game has ended: its standing is final")
+        raise WrongRoundState(_("the game has ended: its standing is final"))
     if not is_int(challenge_id):
         raise InvalidInput("challenge_id is a number")
     challenge = Challenge.objects.filter(pk=challenge_id, room=room).first()
     if challenge is None:
-        raise InvalidInput("no such challenge in this room")
+        raise InvalidInput(_("no such challenge in this room"))
     if challenge.status != Challenge.Status.PENDING:
-        raise InvalidInput(f"that challenge was already {challenge.status}")
+        raise InvalidInput(
+            _("that challenge was already %(status)s") % {"status": challenge.status}
+        )
     return challenge
 
 
@@ -171,9 +187,9 @@ def do_vote_challenge(voter: Player, challenge_id: Any, accept: Any) -> Challeng
     room = Room.objects.select_for_update().get(pk=voter.room_id)  # one vote at a time
     challenge = _pending_challenge(room, challenge_id)
     if challenge.player_id == voter.id:
-        raise InvalidInput("you cannot vote on your own challenge: the others decide")
+        raise InvalidInput(_("you cannot vote on your own challenge: the others decide"))
     if voter.id not in challenge.voters:
-        raise InvalidInput("only the players online when the challenge was made vote on it")
+        raise InvalidInput(_("only the players online when the challenge was made vote on it"))
     challenge.votes = {**challenge.votes, str(voter.id): accept}
     challenge.save(update_fields=["votes"])
     challenge.round = Round.objects.get(pk=challenge.round_id)
@@ -197,7 +213,7 @@ def do_rule_challenge(host: Player, challenge_id: Any, accept: Any) -> Challenge
     challenge = _pending_challenge(room, challenge_id)
     if challenge.player_id == host.id:
         raise InvalidInput(
-            "you cannot rule on your own challenge: the other players vote (vote_challenge)"
+            _("you cannot rule on your own challenge: the other players vote (vote_challenge)")
         )
     _decide(room, challenge, accept, host)
     return challenge

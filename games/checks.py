@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext as _
+
 from games.exceptions import (
     InvalidInput,
     NicknameTaken,
@@ -36,7 +38,9 @@ def check_room(code: str) -> Room:
     """The room with this code; RoomNotFound otherwise."""
     room = Room.objects.filter(code=str(code).strip().lower()[:16]).first()
     if room is None:
-        raise RoomNotFound(f"there is no room {code!r}; check the link or create a new room")
+        raise RoomNotFound(
+            _("there is no room %(code)r; check the link or create a new room") % {"code": code}
+        )
     return room
 
 
@@ -49,31 +53,33 @@ def check_player(room: Room, token: str | None = None, player_id: int | None = N
     elif player_id:
         player = players.filter(pk=player_id).first()
     if player is None:
-        raise NotAPlayer("join the room with a nickname first")
+        raise NotAPlayer(_("join the room with a nickname first"))
     return player
 
 
 def check_host(player: Player) -> None:
     room = Room.objects.only("host_id").get(pk=player.room_id)
     if room.host_id != player.id:
-        raise NotHost("only the host can do that")
+        raise NotHost(_("only the host can do that"))
 
 
 def check_nickname(room: Room, nickname: Any, exclude: Player | None = None) -> str:
     """A cleaned nickname (games.nicknames: NFC, whitespace collapsed) whose key no other
     active player of the room has: no "bob", or "Bob" with a Cyrillic o, beside "Bob"."""
     if not isinstance(nickname, str):
-        raise InvalidInput("a nickname is text")
+        raise InvalidInput(_("a nickname is text"))
     cleaned = display_nickname(nickname)
     if not cleaned:
-        raise InvalidInput("pick a nickname")
+        raise InvalidInput(_("pick a nickname"))
     if len(cleaned) > NICKNAME_MAX_LENGTH:
-        raise InvalidInput(f"a nickname has at most {NICKNAME_MAX_LENGTH} characters")
+        raise InvalidInput(
+            _("a nickname has at most %(count)s characters") % {"count": NICKNAME_MAX_LENGTH}
+        )
     if any(not ch.isprintable() for ch in cleaned):
-        raise InvalidInput("a nickname cannot contain control characters")
+        raise InvalidInput(_("a nickname cannot contain control characters"))
     key = nickname_key(cleaned)
     if not key:  # only accents or marks: nothing to tell players apart by
-        raise InvalidInput("a nickname needs a letter, digit or sign")
+        raise InvalidInput(_("a nickname needs a letter, digit or sign"))
     if room.pk is None:  # a room being created has nobody in it yet
         return cleaned
     taken = Player.objects.filter(room=room, left_at__isnull=True, nickname_key=key)
@@ -82,9 +88,13 @@ def check_nickname(room: Room, nickname: Any, exclude: Player | None = None) -> 
     holder = taken.values_list("nickname", flat=True).first()
     if holder is not None:
         if holder == cleaned:
-            raise NicknameTaken(f"{cleaned!r} is taken in this room; pick another nickname")
+            raise NicknameTaken(
+                _("%(nickname)r is taken in this room; pick another nickname")
+                % {"nickname": cleaned}
+            )
         raise NicknameTaken(
-            f"{cleaned!r} is taken in this room: it looks like {holder!r}; pick another nickname"
+            _("%(nickname)r is taken in this room: it looks like %(holder)r; pick another nickname")
+            % {"nickname": cleaned, "holder": holder}
         )
     return cleaned
 
@@ -108,7 +118,9 @@ def check_settings(room: Room, changes: Any) -> dict[str, Any]:
     cleaned: dict[str, Any] = {}
     size = changes.get("board_size", room.board_size)
     if size not in BoardSize.values:
-        raise InvalidInput(f"board_size is one of {', '.join(BoardSize.values)}")
+        raise InvalidInput(
+            _("board_size is one of %(sizes)s") % {"sizes": ", ".join(BoardSize.values)}
+        )
     cleaned["board_size"] = size
     side = int(size[0])
     if "dice_set" in changes:
@@ -130,7 +142,8 @@ def check_settings(room: Room, changes: Any) -> dict[str, Any]:
             not is_int(seconds) or not MIN_ROUND_SECONDS <= seconds <= MAX_ROUND_SECONDS
         ):
             raise InvalidInput(
-                f"round_seconds is {MIN_ROUND_SECONDS} to {MAX_ROUND_SECONDS}, or null (untimed)"
+                _("round_seconds is %(min)s to %(max)s, or null (untimed)")
+                % {"min": MIN_ROUND_SECONDS, "max": MAX_ROUND_SECONDS}
             )
         cleaned["round_seconds"] = seconds
     if "min_length" in changes:
@@ -139,15 +152,18 @@ def check_settings(room: Room, changes: Any) -> dict[str, Any]:
             not is_int(length) or not MIN_WORD_LENGTH <= length <= MAX_WORD_LENGTH
         ):
             raise InvalidInput(
-                f"min_length is {MIN_WORD_LENGTH} to {MAX_WORD_LENGTH}, or null for the board"
-                " size's usual (word lists and the points table start at 3 letters)"
+                _(
+                    "min_length is %(min)s to %(max)s, or null for the board size's usual"
+                    " (word lists and the points table start at 3 letters)"
+                )
+                % {"min": MIN_WORD_LENGTH, "max": MAX_WORD_LENGTH}
             )
         cleaned["min_length"] = length
     if "dictionary" in changes:
         name = changes["dictionary"]
         if not isinstance(name, str) or name not in available_dictionaries():
             names = ", ".join(available_dictionaries())
-            raise InvalidInput(f"dictionary is one of {names}")
+            raise InvalidInput(_("dictionary is one of %(names)s") % {"names": names})
         cleaned["dictionary"] = changes["dictionary"]
     for flag in ("cancel_duplicates", "instant_verdicts"):
         if flag in changes:
@@ -170,15 +186,17 @@ def check_board(board_text: Any) -> Board:
         or len(board_text) > MAX_BOARD_CHARS
     ):
         raise InvalidInput(
-            f"a board is text of at most {MAX_BOARD_CHARS} characters, such as 'aeol iejm pdls orkf'"
+            _("a board is text of at most %(count)s characters, such as 'aeol iejm pdls orkf'")
+            % {"count": MAX_BOARD_CHARS}
         )
     try:
         board = parse_board(board_text)
     except SolverError as error:
-        raise InvalidInput(f"bad board: {error}") from None
+        raise InvalidInput(_("bad board: %(error)s") % {"error": error}) from None
     if board.size not in BoardSize.values:
         raise InvalidInput(
-            f"a board is one of {', '.join(BoardSize.values)}; that one is {board.size}"
+            _("a board is one of %(sizes)s; that one is %(size)s")
+            % {"sizes": ", ".join(BoardSize.values), "size": board.size}
         )
     return board
 

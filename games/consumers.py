@@ -19,7 +19,10 @@ from urllib.parse import parse_qs
 
 from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncWebsocketConsumer
+from django.utils import translation
+from django.utils.translation import gettext as _
 
+from boggle_site import i18n
 from games import (
     background,
     challenges,
@@ -135,6 +138,9 @@ class RoomConsumer(AsyncWebsocketConsumer):
     claimed_token: str | None = None
     # The client's address, for the per-address limits (games.throttle); set on connect.
     address: str = ""
+    # The interface language of the page that opened the socket (its cookie or
+    # Accept-Language, as LocaleMiddleware chooses for pages); error messages use it.
+    language: str | None = None
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -145,13 +151,13 @@ class RoomConsumer(AsyncWebsocketConsumer):
     def me(self) -> Player:
         """The player of this socket; handlers run only once it is known."""
         if self.player is None:
-            raise NotAPlayer("join the room with a nickname first")
+            raise NotAPlayer(_("join the room with a nickname first"))
         return self.player
 
     @property
     def my_room(self) -> Room:
         if self.room is None:
-            raise NotAPlayer("join the room with a nickname first")
+            raise NotAPlayer(_("join the room with a nickname first"))
         return self.room
 
     async def dispatch(self, message: dict) -> None:
@@ -162,7 +168,11 @@ class RoomConsumer(AsyncWebsocketConsumer):
         handler = getattr(self, get_handler_name(message), None)
         if handler is None:
             raise ValueError(f"No handler for message type {message['type']}")
-        await handler(message)
+        if self.language is None:
+            self.language = i18n.language_from_scope(self.scope)
+        # Tasks started by the handler (submits) copy the context, language included.
+        with translation.override(self.language):
+            await handler(message)
 
     async def connect(self) -> None:
         background.ensure_started()
@@ -221,7 +231,8 @@ class RoomConsumer(AsyncWebsocketConsumer):
         error = {
             "type": "error",
             "code": "too_many_connections",
-            "message": message or f"too many connections: close another tab (at most {limit})",
+            "message": message
+            or _("too many connections: close another tab (at most %(count)s)") % {"count": limit},
         }
         self.room = self.player = None  # never joined the groups: nothing to discard
         # Sockets opened by the hundred are often dropped by their client before this
@@ -269,7 +280,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
                     code=socket_limits.CLOSE_FLOODING, reason=socket_limits.CLOSE_FLOODING_REASON
                 )
                 return
-            refusal = RateLimited("slow down: too many messages; wait a moment and try again")
+            refusal = RateLimited(_("slow down: too many messages; wait a moment and try again"))
         handler: Handler | None = None
         if refusal is None:
             try:
@@ -325,7 +336,9 @@ class RoomConsumer(AsyncWebsocketConsumer):
             reply = {
                 "type": "error",
                 "code": "server_error",
-                "message": "the server could not handle that; it may not have been done: check, then try again",
+                "message": _(
+                    "the server could not handle that; it may not have been done: check, then try again"
+                ),
                 "request": kind,
             }
         if reply is not None:

@@ -8,8 +8,9 @@ from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
-from games import events, presenters
+from games import events, presenters, signals
 from games.checks import (
     check_board,
     check_host,
@@ -44,7 +45,7 @@ def do_create_room(nickname: Any, room_settings: Any = None) -> tuple[Room, Play
     nickname = check_nickname(room, nickname)
     for field, value in cleaned.items():
         setattr(room, field, value)
-    for _ in range(5):  # a clash of 40-bit codes is rare; try a fresh code if it happens
+    for _attempt in range(5):  # a clash of 40-bit codes is rare; try a fresh code if it happens
         try:
             with transaction.atomic():
                 room.save()
@@ -59,12 +60,15 @@ def do_create_room(nickname: Any, room_settings: Any = None) -> tuple[Room, Play
 
 @transaction.atomic
 def do_join_room(room: Room, nickname: Any) -> Player:
+    signals.player_joining.send(sender=Room, room=room)  # a receiver may refuse (daily)
     cleaned = check_nickname(room, nickname)
     try:
         with transaction.atomic():
             player = Player.objects.create(room=room, nickname=cleaned)
     except IntegrityError:  # someone took it between the check and the insert
-        raise NicknameTaken(f"{cleaned!r} is taken in this room; pick another nickname") from None
+        raise NicknameTaken(
+            _("%(nickname)r is taken in this room; pick another nickname") % {"nickname": cleaned}
+        ) from None
     if room.host_id is None:
         Room.objects.filter(pk=room.pk).update(host=player)
         room.host_id = player.id
@@ -85,7 +89,9 @@ def former_player(room: Room, token: str | None, player_id: int | None) -> Playe
     else:
         return None
     if former is not None and former.kicked:
-        raise Kicked("the host removed you from this room; only the host can let you back (unkick)")
+        raise Kicked(
+            _("the host removed you from this room; only the host can let you back (unkick)")
+        )
     return former
 
 
@@ -100,9 +106,11 @@ def do_rejoin(room: Room, player: Player, nickname: Any) -> Player:
                 pk=player.pk, left_at__isnull=False, kicked=False
             ).update(left_at=None, nickname=cleaned, nickname_key=nickname_key(cleaned))
     except IntegrityError:  # someone took the nickname between the check and the update
-        raise NicknameTaken(f"{cleaned!r} is taken in this room; pick another nickname") from None
+        raise NicknameTaken(
+            _("%(nickname)r is taken in this room; pick another nickname") % {"nickname": cleaned}
+        ) from None
     if not updated:  # kicked (or back already) a moment ago
-        raise Kicked("the host removed you from this room; only the host can let you back")
+        raise Kicked(_("the host removed you from this room; only the host can let you back"))
     player.refresh_from_db()
     if room.host_id is None:
         Room.objects.filter(pk=room.pk).update(host=player)
@@ -195,7 +203,7 @@ def do_unkick(host: Player, player_id: Any) -> None:
     room = Room.objects.select_for_update().get(pk=host.room_id)
     updated = Player.objects.filter(pk=player_id, room=room, kicked=True).update(kicked=False)
     if not updated:
-        raise InvalidInput("no kicked player with that id in this room")
+        raise InvalidInput(_("no kicked player with that id in this room"))
     events.emit_to_room(room, "player.allowed_back", {"player_id": player_id})
 
 
@@ -203,12 +211,12 @@ def _other_active_player(host: Player, player_id: Any) -> Player:
     if not is_int(player_id):
         raise InvalidInput("player_id is a number")
     if player_id == host.id:
-        raise InvalidInput("that is you")
+        raise InvalidInput(_("that is you"))
     target = Player.objects.filter(
         pk=player_id, room_id=host.room_id, left_at__isnull=True, kicked=False
     ).first()
     if target is None:
-        raise InvalidInput("no such player in this room")
+        raise InvalidInput(_("no such player in this room"))
     return target
 
 
@@ -218,7 +226,7 @@ def do_update_settings(host: Player, changes: Any) -> dict:
     room = Room.objects.select_for_update().get(pk=host.room_id)
     running = current_round(room.pk)
     if running is not None and running.status != Round.Status.ENDED:
-        raise WrongRoundState("settings change between rounds; wait for this round to end")
+        raise WrongRoundState(_("settings change between rounds; wait for this round to end"))
     cleaned = check_settings(room, changes)
     for field, value in cleaned.items():
         setattr(room, field, value)
@@ -238,7 +246,10 @@ def do_set_next_board(host: Player, board_text: Any) -> str:
     else:
         board = check_board(board_text)
         if board.size != room.board_size:
-            raise InvalidInput(f"this room plays {room.board_size}; that board is {board.size}")
+            raise InvalidInput(
+                _("this room plays %(room_size)s; that board is %(size)s")
+                % {"room_size": room.board_size, "size": board.size}
+            )
         room.next_board = board.to_text()
     room.save(update_fields=["next_board"])
     events.emit_to_room(room, "settings.changed", {"settings": presenters.settings_dict(room)})

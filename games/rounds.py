@@ -11,9 +11,10 @@ from datetime import timedelta
 from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from dictionaries.exceptions import DictionaryError
-from games import events, live, presenters, state
+from games import events, live, presenters, signals, state
 from games.checks import check_host, current_round
 from games.exceptions import (
     InvalidInput,
@@ -65,16 +66,18 @@ def do_start_round(host: Player) -> Round:
     check_host(host)
     room = Room.objects.select_for_update().get(pk=host.room_id)
     if room.game_ended_at is not None:  # games.standings.do_end_game
-        raise WrongRoundState("the game has ended: no more rounds in this room")
+        raise WrongRoundState(_("the game has ended: no more rounds in this room"))
     previous = current_round(room.pk)
     if previous is not None and previous.status != Round.Status.ENDED:
-        raise WrongRoundState("a round is already under way")
+        raise WrongRoundState(_("a round is already under way"))
     try:
         # The round keeps this version: recompiling the dictionary later never changes it.
         version = current_version(room.dictionary)
         get_lexicon(version)
     except (DictionaryError, SolverError) as error:
-        raise InvalidInput(f"the room's dictionary cannot be used: {error}") from None
+        raise InvalidInput(
+            _("the room's dictionary cannot be used: %(error)s") % {"error": error}
+        ) from None
     if room.next_board:
         board_text, dice_set = room.next_board, ""
     else:
@@ -167,7 +170,7 @@ def do_end_round_now(host: Player) -> bool:
     check_host(host)
     round_ = current_round(host.room_id)
     if round_ is None or round_.status != Round.Status.RUNNING:
-        raise WrongRoundState("no round is running")
+        raise WrongRoundState(_("no round is running"))
     return do_end_round(round_.id)
 
 
@@ -195,6 +198,7 @@ def do_end_round(round_id: int, wait: bool = True) -> bool:
             return False
         round_ = Round.objects.select_related("room").get(pk=round_id)
         score_words(round_)
+        _announce_end(round_)
         version = events.next_version(round_.room_id)
     # The results are read after the commit: the write lock (SQLite's is one for the whole
     # database) is held for the scoring only, so many rooms ending at once end quickly.
@@ -205,6 +209,14 @@ def do_end_round(round_id: int, wait: bool = True) -> bool:
     live.mark_round_stale(round_id)
     logger.info("round %s ended", round_)
     return True
+
+
+def _announce_end(round_: Round) -> None:
+    """Tell other apps (games.signals.round_ended) inside the ending transaction; a failing
+    receiver is logged, the round ends anyway."""
+    for receiver, outcome in signals.round_ended.send_robust(sender=Round, round=round_):
+        if isinstance(outcome, Exception):
+            logger.error("round_ended receiver %r failed: %r", receiver, outcome)
 
 
 def _round_row_free(round_id: int) -> bool:

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext as _
+
 from games import background, checks, consumers, events, socket_limits, state, throttle
 from games.exceptions import GameError, InvalidInput, NotAPlayer, RateLimited, RoomNotFound
 from games.models import Room
@@ -28,7 +30,7 @@ def spectator_state(room_id: int) -> dict[str, Any]:
     """The room's state as a table screen sees it: everyone's part, nobody's words."""
     room = Room.objects.filter(pk=room_id).first()
     if room is None:
-        raise RoomNotFound("this room is gone")
+        raise RoomNotFound(_("this room is gone"))
     return state.room_state(room, None)
 
 
@@ -96,7 +98,7 @@ class SpectatorConsumer(consumers.RoomConsumer):
         if handler is not None:
             return handler
         if message_type in PLAYER_MESSAGES:
-            raise NotAPlayer("a table screen only watches: join the room to play")
+            raise NotAPlayer(_("a table screen only watches: join the room to play"))
         known = ", ".join(SPECTATOR_MESSAGES)
         raise InvalidInput(f"unknown message type {kind!r}; a spectator may send: {known}")
 

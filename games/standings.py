@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from games import events, presenters, state
 from games.checks import check_host, current_round
@@ -44,7 +45,7 @@ def standing(room: Room) -> dict:
 def check_game_on(room: Room) -> None:
     """WrongRoundState once the game has ended."""
     if room.game_ended_at is not None:
-        raise WrongRoundState("the game has ended: its standing is final")
+        raise WrongRoundState(_("the game has ended: its standing is final"))
 
 
 @transaction.atomic
@@ -55,9 +56,9 @@ def do_end_game(host: Player) -> dict:
     check_game_on(room)
     latest = current_round(room.pk)
     if latest is None:
-        raise WrongRoundState("no round has been played yet: play one before ending the game")
+        raise WrongRoundState(_("no round has been played yet: play one before ending the game"))
     if latest.status != Round.Status.ENDED:
-        raise WrongRoundState("the game ends between rounds; end this round first")
+        raise WrongRoundState(_("the game ends between rounds; end this round first"))
     room.game_ended_at = timezone.now()
     room.final_standing = standing(room)
     room.save(update_fields=["game_ended_at", "final_standing"])

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.http import HttpRequest
+from django.utils.translation import gettext, gettext_lazy
 
 from games.exceptions import RateLimited
 
@@ -33,7 +34,7 @@ class Limit:
     name: str
     per_minute: float  # tokens added back each minute
     burst: int  # tokens a fresh bucket holds: requests at once
-    message: str
+    message: str  # lazy: put in the request's language when refused
 
     def __post_init__(self) -> None:
         _limits[self.name] = self  # pruning finds every bucket's limit by its name
@@ -48,20 +49,22 @@ _limits: dict[str, Limit] = {}
 
 # A LAN party behind one address (a school's NAT) creates a few rooms; a script does far
 # more.
-CREATE = Limit("create", 10, 20, "too many rooms created from your address")
+CREATE = Limit("create", 10, 20, gettext_lazy("too many rooms created from your address"))
 # Joins: a household at once, then one a second. Every join is an event to everyone in the
 # room: forty within a second held up the players' verdicts. A classroom joining at once
 # gets 429s whose Retry-After the site's pages wait out (static/js/lib/api.js).
-JOIN = Limit("join", 60, 10, "too many joins from your address")
+JOIN = Limit("join", 60, 10, gettext_lazy("too many joins from your address"))
 # Codes are 8 of 31 characters: misses mean guessing (or a typo, a few times).
-ROOM_MISS = Limit("room_miss", 20, 20, "too many unknown room codes from your address")
+ROOM_MISS = Limit(
+    "room_miss", 20, 20, gettext_lazy("too many unknown room codes from your address")
+)
 # Websockets opened: one per page, a few more on reconnects; that LAN party's phones all at
 # once. A script opening hundreds costs the server a handshake each.
-SOCKET = Limit("socket", 120, 120, "too many connections from your address")
+SOCKET = Limit("socket", 120, 120, gettext_lazy("too many connections from your address"))
 # Websocket messages of all the address's players together, on top of each player's own
 # limit: players joined many times over must not multiply what one client can make the
 # server do. A household or a classroom behind one address types far fewer words a second.
-MESSAGE = Limit("message", 20 * 60, 100, "too many messages from your address")
+MESSAGE = Limit("message", 20 * 60, 100, gettext_lazy("too many messages from your address"))
 
 # Buckets kept before full (idle) ones are dropped.
 KEEP_AT_LEAST = 1024
@@ -134,7 +137,11 @@ def _tokens(limit: Limit, key: str, now: float) -> float:
 
 def _refuse(limit: Limit, tokens: float) -> Throttled:
     retry_after = max(1, math.ceil((1 - tokens) / limit.per_second))
-    return Throttled(f"{limit.message}; try again in {retry_after} s", retry_after)
+    message = gettext("%(refusal)s; try again in %(seconds)s s") % {
+        "refusal": limit.message,
+        "seconds": retry_after,
+    }
+    return Throttled(message, retry_after)
 
 
 def _prune(now: float) -> None:

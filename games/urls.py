@@ -1,6 +1,6 @@
 from django.urls import path
 
-from games import api, table, views
+from games import api, history_api, table, views
 
 app_name = "games"
 
@@ -12,5 +12,13 @@ urlpatterns = [
     path("api/rooms/<str:code>", api.room_detail, name="api-room"),
     path("api/rooms/<str:code>/join", api.join_room, name="api-join"),
     path("api/rooms/<str:code>/rounds/<int:number>", api.round_results, name="api-results"),
+    path("r/<str:code>/rounds/<int:number>/", history_api.round_page, name="round-page"),
+    path("api/rooms/<str:code>/rounds", history_api.round_list, name="api-rounds"),
+    path("api/rooms/<str:code>/stats", history_api.game_stats, name="api-stats"),
+    path(
+        "api/rooms/<str:code>/rounds/<int:number>.png",
+        history_api.round_picture,
+        name="round-picture",
+    ),
     path("api/dictionaries", api.dictionary_list, name="api-dictionaries"),
 ]

@@ -19,11 +19,13 @@ from typing import Any
 
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from games import live as live_rounds
 from games import live_counts, writers
 from games.exceptions import InvalidInput, NotAPlayer, WrongRoundState
 from games.live import LiveRound
+from games.messages import verdict_text
 from games.models import Player, Round, Submission
 from solver.judge import (
     MAX_ENTRY_LENGTH,
@@ -61,23 +63,23 @@ class SubmitResult:
         if self.accepted:
             return None
         if self.verdict == ROUND_OVER:
-            return "the round is over"
-        return Verdict(self.verdict).message
+            return _("the round is over")
+        return verdict_text(Verdict(self.verdict))
 
 
 def check_entry(entry: Any, client_id: Any) -> tuple[str, str]:
     """The entry and client_id as text, or InvalidInput saying what is wrong."""
     if not isinstance(entry, str):
-        raise InvalidInput("a word is text")
+        raise InvalidInput(_("a word is text"))
     if client_id is None:
         client_id = ""
     if not isinstance(client_id, str) or len(client_id) > MAX_CLIENT_ID_LENGTH:
         raise InvalidInput(f"client_id is text of at most {MAX_CLIENT_ID_LENGTH} characters")
     if len(entry) > MAX_ENTRY_LENGTH:
-        raise InvalidInput(f"a word has at most {MAX_ENTRY_LENGTH} letters")
+        raise InvalidInput(_("a word has at most %(count)s letters") % {"count": MAX_ENTRY_LENGTH})
     # Refused, not judged "not a word": they would be stored, and PostgreSQL refuses NUL.
     if any(not ch.isprintable() for ch in entry.strip()):
-        raise InvalidInput("a word cannot contain control characters")
+        raise InvalidInput(_("a word cannot contain control characters"))
     return entry, client_id
 
 
@@ -105,8 +107,8 @@ def running_round(room_id: int) -> LiveRound | None:
     if found is not None and found.status == Round.Status.ENDED:
         return None
     if found is not None and found.status == Round.Status.RUNNING:
-        raise WrongRoundState("the round starts in a moment; wait for the countdown")
-    raise WrongRoundState("no round is running; wait for the host to start one")
+        raise WrongRoundState(_("the round starts in a moment; wait for the countdown"))
+    raise WrongRoundState(_("no round is running; wait for the host to start one"))
 
 
 def judge(
@@ -123,7 +125,7 @@ def judge(
     if not live.in_time(received_at):
         return round_over(entry, client_id)
     if not live.started(received_at):
-        raise WrongRoundState("the round starts in a moment; wait for the countdown")
+        raise WrongRoundState(_("the round starts in a moment; wait for the countdown"))
     judgement = judge_entry(
         entry,
         live.board,
@@ -148,7 +150,7 @@ def store(live: LiveRound, player_id: int, judgement: Judgement, client_id: str)
         return _conflict(live, player_id, judgement, client_id)
     if not written:  # the round ended under us (the host, another process), or the player left
         if not Player.objects.filter(pk=player_id, left_at__isnull=True, kicked=False).exists():
-            raise NotAPlayer("you left this room; join it again to play")
+            raise NotAPlayer(_("you left this room; join it again to play"))
         live_rounds.mark_stale(live.room_id)
         return round_over(judgement.word, client_id)
     live_rounds.record_written(live, player_id, client_id, judgement.word, judgement.verdict)

@@ -25,6 +25,7 @@ from typing import ParamSpec, TypeVar
 
 from channels.db import database_sync_to_async
 from django.db import InterfaceError, OperationalError, connection
+from django.utils import translation
 
 # Threads per process: each holds one database connection (see DATABASE_POOL_SIZE).
 WRITER_THREADS = 4
@@ -49,7 +50,10 @@ def in_thread(func: Callable[P, R]) -> Callable[P, Awaitable[R]]:
 async def run(func: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
     """Run ``func`` on a word-path thread and wait for it without blocking the event loop."""
     loop = asyncio.get_running_loop()
-    return await loop.run_in_executor(_executor, functools.partial(_call, func, *args, **kwargs))
+    # In the caller's interface language (the socket's, games.consumers): the pool's
+    # threads are plain threads, where Django's active language is thread-local.
+    call = functools.partial(_call_in_language, translation.get_language(), func, *args, **kwargs)
+    return await loop.run_in_executor(_executor, call)
 
 
 class Lanes:
@@ -92,6 +96,13 @@ async def run_in_lane(
     ``games.throttle.bucket_key``; None for this machine, never held back)."""
     async with _lanes.lane(lane):
         return await run(func, *args, **kwargs)
+
+
+def _call_in_language(
+    language: str | None, func: Callable[..., R], *args: object, **kwargs: object
+) -> R:
+    with translation.override(language):
+        return _call(func, *args, **kwargs)
 
 
 def _call(func: Callable[..., R], *args: object, **kwargs: object) -> R:

@@ -17,6 +17,7 @@ from django.core.files.uploadedfile import UploadedFile
 from django.db import close_old_connections, transaction
 from django.http import HttpRequest, JsonResponse
 from django.utils import timezone
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 from PIL import Image, UnidentifiedImageError
 
@@ -107,17 +108,18 @@ def photo_state(room: Room, current: Round | None) -> dict:
 def _player(request: HttpRequest, room: Room) -> Player:
     player = viewer(request, room)
     if player is None:
-        raise NotAPlayer("join the room to send a photo of its board")
+        raise NotAPlayer(_("join the room to send a photo of its board"))
     return player
 
 
 def check_photo(upload: UploadedFile | None) -> str:
     """Refuse what is not a usable picture, from its header only; returns the extension."""
     if upload is None:
-        raise InvalidInput("send the photo as the multipart/form-data field 'photo'")
+        raise InvalidInput(_("send the photo as the multipart/form-data field 'photo'"))
     if upload.size > MAX_UPLOAD_BYTES:
         raise PhotoTooLarge(
-            f"the file is {upload.size / 1e6:.1f} MB; the limit is {MAX_UPLOAD_BYTES / 1e6:.0f} MB"
+            _("the file is %(size)s MB; the limit is %(limit)s MB")
+            % {"size": f"{upload.size / 1e6:.1f}", "limit": f"{MAX_UPLOAD_BYTES / 1e6:.0f}"}
         )
     # The format comes from the first bytes, never the name or Content-Type, and only its
     # own Pillow plugin may open it (EPS would run Ghostscript).
@@ -125,8 +127,8 @@ def check_photo(upload: UploadedFile | None) -> str:
         image_format = check_format(upload.read(16))
     except UnsupportedImageError as error:
         raise UnsupportedImage(str(error)) from None
-    except NotAnImageError as error:
-        raise InvalidInput(str(error)) from None
+    except NotAnImageError:
+        raise InvalidInput(_(_("the file is not an image (JPEG, PNG, WebP, ...)"))) from None
     finally:
         upload.seek(0)
     try:
@@ -135,11 +137,13 @@ def check_photo(upload: UploadedFile | None) -> str:
             with Image.open(upload, formats=[image_format]) as image:
                 width, height = image.size
     except UnidentifiedImageError:
-        raise InvalidInput("the file is not an image (JPEG, PNG, WebP, ...)") from None
+        raise InvalidInput(_("the file is not an image (JPEG, PNG, WebP, ...)")) from None
     except Image.DecompressionBombError:
-        raise PhotoTooLarge(f"the image has too many pixels (limit {MAX_PIXELS:,})") from None
+        raise PhotoTooLarge(
+            _("the image has too many pixels (limit %(limit)s)") % {"limit": f"{MAX_PIXELS:,}"}
+        ) from None
     except Exception:  # Pillow fails on damaged headers in many ways
-        raise InvalidInput("the image is damaged and cannot be decoded") from None
+        raise InvalidInput(_("the image is damaged and cannot be decoded")) from None
     finally:
         upload.seek(0)
     try:
@@ -148,8 +152,10 @@ def check_photo(upload: UploadedFile | None) -> str:
         raise PhotoTooLarge(str(error)) from None
     if min(width, height) < MIN_SIDE:
         raise InvalidInput(
-            f"the image is {width}x{height} pixels; a board photo needs at least "
-            f"{MIN_SIDE} pixels a side"
+            _(
+                "the image is %(width)sx%(height)s pixels; a board photo needs at least %(min)s pixels a side"
+            )
+            % {"width": width, "height": height, "min": MIN_SIDE}
         )
     return EXTENSIONS[image_format]
 
@@ -167,11 +173,11 @@ def check_pending(room: Room, address: str | None) -> None:
         created_at__gte=timezone.now() - PENDING_FOR_AT_MOST,
     )
     if pending.filter(room=room).count() >= MAX_PENDING_PER_ROOM:
-        raise RateLimited("photos are still being read; wait for them and try again")
+        raise RateLimited(_("photos are still being read; wait for them and try again"))
     if address and pending.filter(client_address=address).count() >= MAX_PENDING_PER_ADDRESS:
-        raise RateLimited("your photos are still being read; wait for them and try again")
+        raise RateLimited(_("your photos are still being read; wait for them and try again"))
     if pending.count() >= MAX_PENDING_TOTAL:
-        raise RateLimited("the photo reader is busy; try again in a few seconds")
+        raise RateLimited(_("the photo reader is busy; try again in a few seconds"))
 
 
 def drop_old_photos(room: Room) -> None:

@@ -23,7 +23,19 @@ from django.db import transaction
 from games import events
 from photos.models import BoardPhoto
 from vision.confidence import DOUBTFUL_BELOW
-from vision.errors import BoardNotFoundError, ModelError, VisionError
+from vision.errors import (
+    BoardNotFoundError,
+    ClutteredPhotoError,
+    CorruptImageError,
+    DiceCountError,
+    DiceTooSmallError,
+    GridNotFoundError,
+    ImageTooLargeError,
+    ImageTooSmallError,
+    ModelError,
+    NotAnImageError,
+    VisionError,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -127,13 +139,21 @@ def do_read_photo(photo_id: int) -> bool:
             data = handle.read()
         result = read_bytes(data, photo.room.rows)
     except VisionError as error:
-        return _finish(photo_id, error=_user_message(error))
+        return _finish(photo_id, error=_user_message(error), failure=failure_details(error))
     except OSError:
         logger.exception("board photo %s: the stored file cannot be read", photo_id)
-        return _finish(photo_id, error="the photo was lost on the server; please upload it again")
+        return _finish(
+            photo_id,
+            error="the photo was lost on the server; please upload it again",
+            failure={"code": "lost"},
+        )
     except Exception:  # a bug in reading must still answer the room
         logger.exception("board photo %s could not be read", photo_id)
-        return _finish(photo_id, error="the photo could not be read; please try another")
+        return _finish(
+            photo_id,
+            error="the photo could not be read; please try another",
+            failure={"code": "failed"},
+        )
     return _finish(photo_id, result=result)
 
 
@@ -165,12 +185,39 @@ def _user_message(error: VisionError) -> str:
     return message
 
 
+# Each kind of failure's code, most specific first: the room's pages say it in their own
+# language (static/js/room/photo.js), as the English message goes to the whole room.
+_FAILURE_CODES: tuple[tuple[type[VisionError], str], ...] = (
+    (ModelError, "unavailable"),
+    (ClutteredPhotoError, "cluttered"),
+    (GridNotFoundError, "no_grid"),
+    (DiceTooSmallError, "dice_too_small"),
+    (DiceCountError, "dice_count"),
+    (BoardNotFoundError, "no_board"),
+    (NotAnImageError, "not_an_image"),
+    (CorruptImageError, "damaged"),
+    (ImageTooLargeError, "too_large"),
+    (ImageTooSmallError, "too_small"),
+)
+
+
+def failure_details(error: VisionError) -> dict[str, Any]:
+    """The ``board.unreadable`` event's ``code`` for this failure, with its numbers."""
+    code = next((code for kind, code in _FAILURE_CODES if isinstance(error, kind)), "unreadable")
+    details: dict[str, Any] = {"code": code}
+    if isinstance(error, DiceCountError):
+        details.update(found=error.found, expected=list(error.expected))
+    return details
+
+
 def _locked_photo(photo_id: int) -> BoardPhoto | None:
     """The photo row, locked until the transaction ends; None if it was deleted."""
     return BoardPhoto.objects.select_for_update().select_related("room").filter(pk=photo_id).first()
 
 
-def _finish(photo_id: int, result: dict | None = None, error: str = "") -> bool:
+def _finish(
+    photo_id: int, result: dict | None = None, error: str = "", failure: dict | None = None
+) -> bool:
     with transaction.atomic():
         photo = _locked_photo(photo_id)
         if photo is None or photo.status != BoardPhoto.Status.READING:
@@ -183,6 +230,8 @@ def _finish(photo_id: int, result: dict | None = None, error: str = "") -> bool:
             photo.status, photo.error = BoardPhoto.Status.FAILED, error
             photo.save(update_fields=["status", "error"])
             events.emit_to_room(
-                photo.room, "board.unreadable", {"photo_id": photo.pk, "message": error}
+                photo.room,
+                "board.unreadable",
+                {"photo_id": photo.pk, "message": error, **(failure or {"code": "unreadable"})},
             )
     return True

@@ -93,7 +93,13 @@ def _fresh_process_state():
 def pytest_configure(config: pytest.Config) -> None:
     """Test modules import boggle_site.asgi, which would load TensorFlow in the background
     in every test run; the photo tests use a fake reader or load the real one themselves.
-    (Django's settings are loaded by now, before any test module is imported.)"""
+    (Django's settings are loaded by now, before any test module is imported.) The
+    interface translations are compiled here too."""
     from django.conf import settings
 
+    from boggle_site import compile_messages
+
     settings.PHOTOS_PRELOAD_READER = False
+    # The .mo files are build products (not in git): a bare `pytest` builds missing or
+    # stale ones, before any translation is loaded.
+    compile_messages.compile_all()

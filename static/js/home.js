@@ -2,7 +2,9 @@
 
 import { ApiError, getJSON, postJSON } from "./lib/api.js";
 import { $ } from "./lib/dom.js";
+import { gettext } from "./lib/i18n.js";
 import { load, save, NICKNAME_KEY } from "./lib/storage.js";
+import "./daily.js"; // the Daily board and Practice alone cards
 
 const createForm = $("#create-form");
 const nickname = $("#create-nickname");
@@ -32,7 +34,7 @@ createForm.addEventListener("submit", async (event) => {
   event.preventDefault();
   const name = nickname.value.trim();
   if (!name) {
-    showError(createError, "Pick a nickname first.");
+    showError(createError, gettext("Pick a nickname first."));
     nickname.focus();
     return;
   }
@@ -45,16 +47,16 @@ createForm.addEventListener("submit", async (event) => {
   };
   const button = createForm.querySelector("button[type=submit]");
   button.disabled = true;
-  button.textContent = "Creating…";
+  button.textContent = gettext("Creating…");
   showError(createError, "");
   try {
     const { room } = await postJSON("/api/rooms", { nickname: name, settings });
     save(NICKNAME_KEY, name);
     window.location.assign(`/r/${room.code}/`);
   } catch (error) {
-    showError(createError, error instanceof ApiError ? error.message : "Something went wrong. Please try again.");
+    showError(createError, error instanceof ApiError ? error.message : gettext("Something went wrong. Please try again."));
     button.disabled = false;
-    button.textContent = "Create room";
+    button.textContent = gettext("Create room");
   }
 });
 
@@ -70,7 +72,7 @@ joinForm.addEventListener("submit", (event) => {
   event.preventDefault();
   const code = roomCodeFrom($("#join-code").value);
   if (!code) {
-    showError(joinError, "A room code is letters and digits, like k7mqa2xp.");
+    showError(joinError, gettext("A room code is letters and digits, like k7mqa2xp."));
     return;
   }
   window.location.assign(`/r/${code}/`);

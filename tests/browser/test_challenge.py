@@ -126,7 +126,7 @@ def test_player_challenges_a_refused_word_and_the_host_accepts_it(site, browser)
                 f'.chip.good .chip-button[data-word="{odd}"]'
             )
             expect(accepted).to_contain_text(f"+{odd_points} · accepted on challenge")
-            expect(page.locator(".scoreboard tbody")).to_contain_text(
+            expect(page.locator("#results-panel .scoreboard tbody")).to_contain_text(
                 str(bob_word.points + odd_points)
             )
         assert scoreboard(ann) == scoreboard(bob) == rescored

@@ -28,7 +28,7 @@ pytestmark = pytest.mark.browser
 
 def scoreboard(page) -> list[tuple[str, str, str]]:
     """The results table as (nickname, round points, total) rows."""
-    rows = page.locator(".scoreboard tbody tr").evaluate_all(
+    rows = page.locator("#results-panel .scoreboard tbody tr").evaluate_all(
         """rows => rows.map(row => [
             row.querySelector('.nickname').textContent,
             row.querySelectorAll('td.num')[0].textContent,

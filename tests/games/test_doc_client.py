@@ -603,7 +603,7 @@ def test_every_error_code_the_server_sends_is_documented() -> None:
         r'(?:send_error\(send, \d+|raw_error\(b"[^"]*"), "([a-z_]+)"',  # boggle_site.body_limit
     ]
     codes: set[str] = set()
-    for folder in ("games", "photos", "boggle_site", "dictionaries"):
+    for folder in ("games", "photos", "boggle_site", "dictionaries", "daily", "definitions"):
         for source in (root / folder).glob("*.py"):
             text = source.read_text()
             for pattern in patterns:

@@ -1,6 +1,8 @@
 // The JSON HTTP API (docs/api.md). The browser is the player through its session cookie,
 // which the POSTs set; fetch sends it on same-origin requests.
 
+import { gettext } from "./i18n.js";
+
 export class ApiError extends Error {
   constructor(code, message, status = 0) {
     super(message);
@@ -47,7 +49,7 @@ async function send(method, url, body, headers) {
       return response;
     } catch {
       if (method !== "POST" || attempt >= POST_RETRIES) {
-        throw new ApiError("network", "Could not reach the server. Check your connection and try again.");
+        throw new ApiError("network", gettext("Could not reach the server. Check your connection and try again."));
       }
       await new Promise((resolve) => window.setTimeout(resolve, RETRY_DELAY_MS * (attempt + 1)));
     }
@@ -67,7 +69,7 @@ async function request(method, url, body) {
   if (!response.ok) {
     const error = data && data.error;
     if (error && error.message) throw new ApiError(error.code, capitalise(error.message), response.status);
-    throw new ApiError("http", `The server answered ${response.status}. Please try again.`, response.status);
+    throw new ApiError("http", gettext("The server answered %(status)s. Please try again.", { status: response.status }), response.status);
   }
   return data;
 }

@@ -2,6 +2,7 @@
 // never depends on colour alone). Input is handled elsewhere (board-input.js).
 
 import { h, svg } from "../lib/dom.js";
+import { gettext } from "../lib/i18n.js";
 import { faceText } from "./format.js";
 
 // A pointer counts as on a die within this fraction of a cell from its centre: dragging
@@ -9,7 +10,7 @@ import { faceText } from "./format.js";
 const HIT_RADIUS = 0.42;
 
 export class BoardView {
-  constructor(container, { label = "Board" } = {}) {
+  constructor(container, { label = gettext("Board") } = {}) {
     this.container = container;
     this.label = label;
     this.key = null;
@@ -52,7 +53,7 @@ export class BoardView {
       );
     });
     this.grid.replaceChildren(...this.dice);
-    this.element.setAttribute("aria-label", concealed ? `${this.label}: the dice are being shaken` : this.describe());
+    this.element.setAttribute("aria-label", concealed ? gettext("%(board)s: the dice are being shaken", { board: this.label }) : this.describe());
     this.path = [];
     this.highlight([]);
   }
@@ -61,9 +62,15 @@ export class BoardView {
     const rows = [];
     for (let row = 0; row < this.rows; row += 1) {
       const faces = this.faces.slice(row * this.cols, (row + 1) * this.cols);
-      rows.push(`row ${row + 1}: ${faces.map((face) => faceText(face) || "blocked").join(" ")}`);
+      const dice = faces.map((face) => faceText(face) || gettext("blocked")).join(" ");
+      rows.push(gettext("row %(number)s: %(dice)s", { number: row + 1, dice }));
     }
-    return `${this.label}, ${this.rows} by ${this.cols}. ${rows.join("; ")}.`;
+    return gettext("%(board)s, %(rows)s by %(cols)s. %(dice)s.", {
+      board: this.label,
+      rows: this.rows,
+      cols: this.cols,
+      dice: rows.join("; "),
+    });
   }
 
   /** Light `path` (cell numbers in order); `tone` styles it: active, good, bad, show. */

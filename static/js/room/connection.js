@@ -3,13 +3,15 @@
 // reconnecting, with the seconds until the next try and a button to try now; while the
 // device is offline, saying that words typed meanwhile are kept and sent when it is back.
 
+import { gettext } from "../lib/i18n.js";
+
 const LABELS = {
-  connecting: "Connecting…",
-  open: "Connected",
-  reconnecting: "Reconnecting…",
-  offline: "Offline",
-  closed: "Disconnected",
-  idle: "Not connected",
+  connecting: gettext("Connecting…"),
+  open: gettext("Connected"),
+  reconnecting: gettext("Reconnecting…"),
+  offline: gettext("Offline"),
+  closed: gettext("Disconnected"),
+  idle: gettext("Not connected"),
 };
 // Statuses that show the banner, each with its own text in the template (data-for).
 const BANNER_STATUSES = new Set(["reconnecting", "offline"]);
@@ -47,7 +49,7 @@ export class ConnectionBadge {
     let when = "";
     if (this.status === "reconnecting" && this.retryAt) {
       const seconds = Math.ceil((this.retryAt - Date.now()) / 1000);
-      if (seconds > 1) when = ` in ${seconds} s`;
+      if (seconds > 1) when = gettext(" in %(seconds)s s", { seconds });
     }
     if (this.when.textContent !== when) this.when.textContent = when;
   }

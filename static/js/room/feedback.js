@@ -4,6 +4,7 @@
 // where one is missing or refused, that part quietly does nothing.
 
 import { svg } from "../lib/dom.js";
+import { gettext } from "../lib/i18n.js";
 import { load, save } from "../lib/storage.js";
 
 export const MUTED_KEY = "boggle.muted";
@@ -58,7 +59,7 @@ export class Feedback {
   renderToggle() {
     const toggle = this.toggle;
     toggle.setAttribute("aria-pressed", String(this.muted));
-    toggle.title = this.muted ? "Sound and vibration off" : "Sound and vibration on";
+    toggle.title = this.muted ? gettext("Sound and vibration off") : gettext("Sound and vibration on");
     toggle.dataset.muted = String(this.muted);
     const icon = svg("svg", { viewBox: "0 0 24 24", "aria-hidden": "true", width: 22, height: 22 });
     icon.append(svg("path", { d: "M3 9h4l5-4v14l-5-4H3z", fill: "currentColor" }));

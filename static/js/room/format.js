@@ -1,5 +1,7 @@
 // How things read on the page: dice faces, times, points, shares.
 
+import { gettext, ngettext, pageLanguage } from "../lib/i18n.js";
+
 /** A die face as printed: "A", "Qu", "Th"; "" for a blocked square. */
 export function faceText(face) {
   if (!face || face === "#") return "";
@@ -16,21 +18,62 @@ export function clockText(ms) {
 
 /** "3 min", "90 s", "untimed" for a round length in seconds (null: untimed). */
 export function durationText(seconds) {
-  if (!seconds) return "untimed";
-  if (seconds % 60 === 0) return `${seconds / 60} min`;
-  if (seconds > 60) return `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
-  return `${seconds} s`;
+  if (!seconds) return gettext("untimed");
+  if (seconds % 60 === 0) return gettext("%(minutes)s min", { minutes: seconds / 60 });
+  if (seconds > 60) {
+    return gettext("%(minutes)s min %(seconds)s s", { minutes: Math.floor(seconds / 60), seconds: seconds % 60 });
+  }
+  return gettext("%(seconds)s s", { seconds });
 }
 
+/** English only ("3 words"): for text in the page's language use ngettext, or the
+ * helpers below, since other languages' plurals are not "add an s". */
 export function plural(count, one, many = `${one}s`) {
   return `${count} ${count === 1 ? one : many}`;
 }
 
-/** A share of the maximum (0..1) as a percentage: "12%", "3.5%", "0%". */
+// Why a word does not count, by the verdict code the server sends with its English reason
+// (solver.judge.Verdict; round_over from games.words): shown in the page's language.
+const VERDICT_REASONS = {
+  not_a_word: () => gettext("only letters make a word"),
+  too_short: () => gettext("too short"),
+  already_entered: () => gettext("you already have that word"),
+  not_in_dictionary: () => gettext("not in the dictionary"),
+  not_on_board: () => gettext("not on the board"),
+  round_over: () => gettext("the round is over"),
+};
+
+/** The reason a refused entry ({verdict, reason}) does not count, in the page's language. */
+export function reasonText(entry) {
+  const known = VERDICT_REASONS[entry.verdict];
+  return known ? known() : entry.reason;
+}
+
+/** "1 word", "12 words" in the page's language. */
+export function wordsText(count) {
+  return ngettext("%(count)s word", "%(count)s words", count);
+}
+
+/** "1 player", "4 players" in the page's language. */
+export function playersText(count) {
+  return ngettext("%(count)s player", "%(count)s players", count);
+}
+
+/** "1 round", "5 rounds" in the page's language. */
+export function roundsText(count) {
+  return ngettext("%(count)s round", "%(count)s rounds", count);
+}
+
+/** A share of the maximum (0..1) as a percentage in the page's language: "12%", "3.5%",
+ * "0%" (French "3,5 %"). */
 export function percentText(share) {
-  const value = (share || 0) * 100;
-  if (value === 0) return "0%";
-  return value < 10 ? `${value.toFixed(1)}%` : `${Math.round(value)}%`;
+  const value = share || 0;
+  const digits = value === 0 || value * 100 >= 10 ? 0 : 1;
+  return new Intl.NumberFormat(pageLanguage(), {
+    style: "percent",
+    minimumFractionDigits: digits,
+    maximumFractionDigits: digits,
+  }).format(value);
 }
 
 /** Points a word scores by the round's table (letters counted, so Qu is two). */
@@ -45,14 +88,20 @@ export function wordPoints(word, pointsTable) {
 }
 
 export function pointsText(points) {
-  return `${points} ${points === 1 ? "pt" : "pts"}`;
+  return ngettext("%(count)s pt", "%(count)s pts", points);
 }
 
-/** 1st, 2nd, 3rd, 4th … */
+/** 1st, 2nd, 3rd, 4th … (English's suffixes by the last digits; other languages translate
+ * each form, e.g. Dutch "%(n)se" for all, French "1er" for the first only.) */
 export function ordinal(n) {
+  if (n === 1) return gettext("1st");
   const tens = n % 100;
-  if (tens >= 11 && tens <= 13) return `${n}th`;
-  return `${n}${{ 1: "st", 2: "nd", 3: "rd" }[n % 10] || "th"}`;
+  if (tens >= 11 && tens <= 13) return gettext("%(n)sth", { n });
+  const last = n % 10;
+  if (last === 1) return gettext("%(n)sst", { n });
+  if (last === 2) return gettext("%(n)snd", { n });
+  if (last === 3) return gettext("%(n)srd", { n });
+  return gettext("%(n)sth", { n });
 }
 
 /** Each player's place in a round's results (ranked by the server): equal points, equal place. */

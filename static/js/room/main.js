@@ -3,16 +3,18 @@
 
 import { ApiError, capitalise, postJSON } from "../lib/api.js";
 import { $, announce } from "../lib/dom.js";
+import { gettext } from "../lib/i18n.js";
 import { load, NICKNAME_KEY, save } from "../lib/storage.js";
 import { ServerClock } from "./clock.js";
 import { ConnectionBadge } from "./connection.js";
 import { Feedback } from "./feedback.js";
-import { durationText, plural } from "./format.js";
+import { durationText, playersText } from "./format.js";
 import { Notices } from "./notices.js";
 import { Outbox, newClientId } from "./outbox.js";
 import { PhotoView } from "./photo.js";
 import { PlayView } from "./play.js";
 import { PlayersView } from "./players.js";
+import { HistoryView } from "./history.js";
 import { ResultsView } from "./results.js";
 import { SettingsView } from "./settings.js";
 import { StandingView } from "./standing.js";
@@ -45,8 +47,8 @@ function send(message) {
   if (socket && socket.send(message)) return true;
   const text =
     store.connection.status === "offline"
-      ? "You're offline; try again when you're back online."
-      : "Not connected right now; try again in a moment.";
+      ? gettext("You're offline; try again when you're back online.")
+      : gettext("Not connected right now; try again in a moment.");
   notices.show(text, { key: "offline" });
   return false;
 }
@@ -91,7 +93,7 @@ function resendOutbox() {
     const lost = round ? outbox.pending(round.number).filter((entry) => !answered.has(entry.client_id)) : [];
     if (lost.length) {
       const words = lost.map((entry) => entry.word.toUpperCase()).join(", ");
-      notices.show(`The round ended before these words reached the server: ${words}.`, { timeout: 0, key: "lost" });
+      notices.show(gettext("The round ended before these words reached the server: %(words)s.", { words }), { timeout: 0, key: "lost" });
     }
     outbox.clear();
     return;
@@ -151,27 +153,31 @@ function onMessage(message) {
 function onRoomEvent(event) {
   if (event.type === "round.ended") {
     outbox.clear();
-    announce(`Round ${event.results.round.number} is over. Here are the results.`);
+    announce(gettext("Round %(number)s is over. Here are the results.", { number: event.results.round.number }));
   } else if (event.type === "round.started") {
-    announce(`Round ${event.round.number}: the board is out.`);
+    announce(gettext("Round %(number)s: the board is out.", { number: event.round.number }));
   } else if (event.type === "player.joined" && event.player.id !== store.you) {
-    announce(`${event.player.nickname} joined.`);
+    announce(gettext("%(nickname)s joined.", { nickname: event.player.nickname }));
   } else if (event.type === "host.changed" && event.host_id === store.you) {
-    notices.show("You are the host now.", { kind: "info", key: "host" });
+    notices.show(gettext("You are the host now."), { kind: "info", key: "host" });
   } else if (event.type === "challenge.opened" && event.challenge.player_id !== store.you) {
     const { nickname, word } = event.challenge;
-    announce(`${nickname} challenges ${word.toUpperCase()}.`);
+    announce(gettext("%(nickname)s challenges %(word)s.", { nickname, word: word.toUpperCase() }));
   } else if (event.type === "challenge.ruled") {
     // Decided by the votes or by the host: everyone hears the outcome.
     const { word, status } = event.challenge;
-    announce(`${word.toUpperCase()} ${status === "accepted" ? "accepted" : "declined"}.`);
+    announce(
+      status === "accepted"
+        ? gettext("%(word)s accepted.", { word: word.toUpperCase() })
+        : gettext("%(word)s declined.", { word: word.toUpperCase() }),
+    );
   } else if (event.type === "game.ended") {
-    announce("The game is over. Here is the final standing.");
+    announce(gettext("The game is over. Here is the final standing."));
   } else if (event.type === "player.allowed_back" && store.isHost) {
     const back = store.nickname(event.player_id);
-    announce(`${back === "someone" ? "The player" : back} may join again.`);
+    announce(gettext("%(nickname)s may join again.", { nickname: back === gettext("someone") ? gettext("The player") : back }));
   } else if (event.type === "round.rescored") {
-    announce(`Round ${event.results.round.number} was scored again.`);
+    announce(gettext("Round %(number)s was scored again.", { number: event.results.round.number }));
   } else if (event.type.startsWith("board.")) {
     photoView.onEvent(event);
   }
@@ -192,7 +198,7 @@ function onOk(message) {
 }
 
 function onError(message) {
-  const text = capitalise(message.message || "Something went wrong.");
+  const text = capitalise(message.message || gettext("Something went wrong."));
   if (message.request === "submit" && message.request_id) {
     const clientId = String(message.request_id);
     if (message.code === "rate_limited") {
@@ -295,6 +301,7 @@ const resultsView = new ResultsView($("#results-panel"), {
   onVote: (challengeId, accept) => send({ type: "vote_challenge", challenge_id: challengeId, accept }),
 });
 const standingView = new StandingView($("#results-panel"), { store, onEndGame: () => send({ type: "end_game" }) });
+const historyView = new HistoryView($("#history-card"), { code });
 
 const photoView = new PhotoView(
   {
@@ -347,12 +354,14 @@ function renderLobby() {
   const startButton = $("#start-round");
   startButton.hidden = !store.isHost;
   $("#lobby-wait").hidden = store.isHost;
-  $("#lobby-wait").textContent = host ? `Waiting for ${host.nickname} to start the round.` : "Waiting for a host.";
+  $("#lobby-wait").textContent = host
+    ? gettext("Waiting for %(nickname)s to start the round.", { nickname: host.nickname })
+    : gettext("Waiting for a host.");
   const others = store.state.players.length - 1;
   $("#lobby-text").textContent =
     others > 0
-      ? `${plural(others + 1, "player")} here. Start when everyone is in; late joiners can still play.`
-      : "Share the link or the QR code: everyone plays on their own phone.";
+      ? gettext("%(players)s here. Start when everyone is in; late joiners can still play.", { players: playersText(others + 1) })
+      : gettext("Share the link or the QR code: everyone plays on their own phone.");
 }
 
 function renderJoin() {
@@ -360,24 +369,32 @@ function renderJoin() {
   const host = store.player(state.host_id);
   const settings = state.settings;
   const size = settings.board_size.replace("x", "×");
-  $("#join-summary").textContent = `${host ? `${host.nickname} is hosting. ` : ""}${size} board, ${durationText(settings.round_seconds)} rounds.`;
+  const rules = gettext("%(size)s board, %(duration)s rounds.", { size, duration: durationText(settings.round_seconds) });
+  $("#join-summary").textContent = host ? gettext("%(nickname)s is hosting. %(rules)s", { nickname: host.nickname, rules }) : rules;
   const names = state.players.map((player) => player.nickname);
-  $("#join-players").textContent = names.length ? `Here already: ${names.join(", ")}.` : "Nobody is here yet.";
+  $("#join-players").textContent = names.length ? gettext("Here already: %(names)s.", { names: names.join(", ") }) : gettext("Nobody is here yet.");
 }
+
+// What the server says (in English, sent from another player's request) when this player
+// was removed or left, in the page's language.
+const GONE_TEXTS = {
+  kicked: () => gettext("The host removed you from the room"),
+  left: () => gettext("You left the room"),
+};
 
 function renderGone() {
   const gone = store.gone;
   const titles = {
-    kicked: "You were removed from the room",
-    left: "You left the room",
-    not_a_player: "You are not in this room any more",
-    room_not_found: "This room is gone",
+    kicked: gettext("You were removed from the room"),
+    left: gettext("You left the room"),
+    not_a_player: gettext("You are not in this room any more"),
+    room_not_found: gettext("This room is gone"),
   };
-  $("#gone-title").textContent = titles[gone.reason] || "Disconnected";
+  $("#gone-title").textContent = titles[gone.reason] || gettext("Disconnected");
   $("#gone-text").textContent =
     gone.reason === "room_not_found"
-      ? "Rooms are cleaned up after a day without players. Start a new one from the start page."
-      : capitalise(gone.message || "");
+      ? gettext("Rooms are cleaned up after a day without players. Start a new one from the start page.")
+      : GONE_TEXTS[gone.reason]?.() || capitalise(gone.message || "");
   $("#rejoin").hidden = gone.reason === "room_not_found";
 }
 
@@ -398,6 +415,7 @@ store.subscribe((current, changed) => {
   if (phase === "play") playView.render(current, changed);
   else feedback.letSleep();
   if (phase === "results") resultsView.render(current);
+  if (["lobby", "play", "results"].includes(phase)) historyView.render(current);
   if (phase === "lobby" || phase === "results") photoView.render(current);
 });
 
@@ -409,7 +427,7 @@ $("#join-form").addEventListener("submit", async (event) => {
   const error = $("#join-form-error");
   const nickname = input.value.trim();
   if (!nickname) {
-    error.textContent = "Pick a nickname first.";
+    error.textContent = gettext("Pick a nickname first.");
     error.hidden = false;
     input.focus();
     return;
@@ -428,7 +446,7 @@ $("#join-form").addEventListener("submit", async (event) => {
     }
     connect();
   } catch (failure) {
-    error.textContent = failure instanceof ApiError ? failure.message : "Something went wrong. Please try again.";
+    error.textContent = failure instanceof ApiError ? failure.message : gettext("Something went wrong. Please try again.");
     error.hidden = false;
     if (failure.code === "room_not_found") store.setGone("room_not_found", failure.message);
   } finally {
@@ -446,7 +464,7 @@ $("#start-round").addEventListener("click", () => send({ type: "start_round" }))
 
 $("#leave").addEventListener("click", () => {
   // A real confirm: leaving gives up this player (a later join makes a new one).
-  if (window.confirm("Leave this room? Your points stay in the results already played.")) {
+  if (window.confirm(gettext("Leave this room? Your points stay in the results already played."))) {
     send({ type: "leave" });
   }
 });

@@ -1,6 +1,7 @@
 // Messages across the top of the room page: server errors in words, and passing news.
 
 import { h } from "../lib/dom.js";
+import { gettext } from "../lib/i18n.js";
 import { capitalise } from "../lib/api.js";
 
 export class Notices {
@@ -13,7 +14,7 @@ export class Notices {
   show(message, { kind = "error", key = message, timeout = 8000 } = {}) {
     this.dismiss(key);
     const text = capitalise(message);
-    const close = h("button", { type: "button", class: "notice-close", "aria-label": "Dismiss", text: "✕" });
+    const close = h("button", { type: "button", class: "notice-close", "aria-label": gettext("Dismiss"), text: "✕" });
     const notice = h(
       "div",
       { class: `notice ${kind}`, role: kind === "error" ? "alert" : "status" },

@@ -6,7 +6,33 @@
 
 import { capitalise } from "../lib/api.js";
 import { h } from "../lib/dom.js";
+import { gettext, ngettext } from "../lib/i18n.js";
 import { faceText } from "./format.js";
+
+// Why a photo could not be read, by the code of the room's board.unreadable event (its
+// message is English, as the whole room gets it): photos/reading.py, docs/api.md.
+const PHOTO_FAILURES = {
+  unavailable: () => gettext("reading boards from photos is not available on this server right now"),
+  cluttered: () =>
+    gettext(
+      "no board stands out among the dice-like things in this photo; clear the table around the board, or come closer so that the board fills the frame",
+    ),
+  no_grid: () => gettext("no grid of dice found; fill the frame with the board, from straight above, in good light"),
+  dice_too_small: () =>
+    gettext("the dice are too small in this photo; move closer: the board should fill most of the photo"),
+  dice_count: (event) =>
+    gettext(
+      "found %(found)s dice, expected %(expected)s; take the photo from straight above with the whole board in view",
+      { found: event.found, expected: (event.expected || []).join(", ") },
+    ),
+  no_board: () => gettext("no board of dice found; take the photo from straight above with the whole board in view"),
+  not_an_image: () => gettext("the file is not an image (JPEG, PNG, WebP, ...)"),
+  damaged: () => gettext("the image is damaged and cannot be decoded"),
+  too_large: () => gettext("the image is too large to read"),
+  too_small: () => gettext("the image is too small to hold a readable board"),
+  lost: () => gettext("the photo was lost on the server; please upload it again"),
+  failed: () => gettext("the photo could not be read; please try another"),
+};
 
 const POLL_MS = 2000;
 const POLL_GIVE_UP_MS = 120000;
@@ -43,14 +69,14 @@ export class PhotoView {
     for (const input of this.el.grid.querySelectorAll("input")) input.readOnly = !host;
     const next = store.state.settings && store.state.settings.next_board;
     this.el.next.hidden = !next;
-    this.el.next.textContent = next ? `The next round plays this board: ${next.toUpperCase()}.` : "";
+    this.el.next.textContent = next ? gettext("The next round plays this board: %(board)s.", { board: next.toUpperCase() }) : "";
   }
 
   // ------------------------------------------------------------------ uploading
 
   async upload(file) {
     this.setError("");
-    this.setStatus(`Sending the photo (${(file.size / 1e6).toFixed(1)} MB)…`, true);
+    this.setStatus(gettext("Sending the photo (%(size)s MB)…", { size: (file.size / 1e6).toFixed(1) }), true);
     const body = new FormData();
     body.append("photo", file);
     let response;
@@ -58,7 +84,7 @@ export class PhotoView {
     try {
       response = await fetch(`/api/rooms/${this.code}/photos`, { method: "POST", body, credentials: "same-origin" });
     } catch {
-      this.failed("Could not reach the server. Check your connection and try again.");
+      this.failed(gettext("Could not reach the server. Check your connection and try again."));
       return;
     }
     try {
@@ -71,13 +97,13 @@ export class PhotoView {
         data && data.error
           ? data.error.message
           : response.status === 413
-            ? "The photo is too large."
-            : `The server answered ${response.status}. Please try again.`;
+            ? gettext("The photo is too large.")
+            : gettext("The server answered %(status)s. Please try again.", { status: response.status });
       this.failed(message);
       return;
     }
     this.photoId = data.photo.id;
-    this.setStatus("Reading the board…", true);
+    this.setStatus(gettext("Reading the board…"), true);
     this.poll(Date.now());
   }
 
@@ -98,7 +124,7 @@ export class PhotoView {
         // try again below
       }
       if (this.photoId === photoId && Date.now() - startedAt < POLL_GIVE_UP_MS) this.poll(startedAt);
-      else if (this.photoId === photoId) this.failed("Reading the photo is taking too long. Please try again.");
+      else if (this.photoId === photoId) this.failed(gettext("Reading the photo is taking too long. Please try again."));
     }, POLL_MS);
   }
 
@@ -113,7 +139,7 @@ export class PhotoView {
     } else if (photo.status === "uploaded" || photo.status === "reading") {
       if (this.photoId === photo.id || this.grid) return;
       this.photoId = photo.id;
-      this.setStatus("Reading the board…", true);
+      this.setStatus(gettext("Reading the board…"), true);
       this.poll(Date.now());
     } else if (photo.status === "failed" && this.photoId === photo.id) {
       this.unreadable({ photo_id: photo.id, message: photo.error });
@@ -124,8 +150,8 @@ export class PhotoView {
 
   onEvent(event) {
     if (event.type === "board.reading") {
-      if (event.photo_id === this.photoId) this.setStatus("Reading the board…", true);
-      else if (this.photoId === null && !this.grid) this.setStatus("Someone sent a photo of the board; reading it…", true);
+      if (event.photo_id === this.photoId) this.setStatus(gettext("Reading the board…"), true);
+      else if (this.photoId === null && !this.grid) this.setStatus(gettext("Someone sent a photo of the board; reading it…"), true);
     } else if (event.type === "board.read") {
       this.showReading(event);
     } else if (event.type === "board.unreadable") {
@@ -144,19 +170,36 @@ export class PhotoView {
     this.openGrid(reading.rows, reading.cols, reading.letters, flags);
     const doubtful = flags ? flags.flat().filter(Boolean).length : 0;
     const notes = [];
-    if (reading.note) notes.push(capitalise(reading.note) + ".");
+    // The server's note (English, sent to the whole room) says the photo's board is not the
+    // room's size: said here in the page's language, against the room's size now.
+    const roomSize = this.store.state.settings.board_size;
+    const photoSize = `${reading.rows}x${reading.cols}`;
+    if (reading.note && photoSize !== roomSize) {
+      notes.push(
+        gettext(
+          "The photo shows a %(photo)s board but this room plays %(room)s: the host can change the board size in the settings, then use it.",
+          { photo: photoSize, room: roomSize },
+        ),
+      );
+    }
     notes.push(
       doubtful
-        ? `Check the ${doubtful === 1 ? "die" : `${doubtful} dice`} marked ? against the real board.`
-        : "Check the dice against the real board.",
+        ? ngettext(
+            "Check the die marked ? against the real board.",
+            "Check the %(count)s dice marked ? against the real board.",
+            doubtful,
+          )
+        : gettext("Check the dice against the real board."),
     );
     this.el.note.textContent = notes.join(" ");
-    this.el.title.textContent = "Board read from the photo";
+    this.el.title.textContent = gettext("Board read from the photo");
   }
 
   unreadable(event) {
     this.stopWaiting();
-    this.failed(`The photo could not be read: ${event.message}.`);
+    const known = PHOTO_FAILURES[event.code];
+    const reason = known ? known(event) : event.message;
+    this.failed(gettext("The photo could not be read: %(reason)s.", { reason }));
   }
 
   // ------------------------------------------------------------------ the grid
@@ -165,8 +208,8 @@ export class PhotoView {
     const [rows, cols] = this.store.state.settings.board_size.split("x").map(Number);
     this.setError("");
     this.openGrid(rows, cols, null, null);
-    this.el.note.textContent = "Type each die's letter, row by row (Qu as Q, a blank die as #).";
-    this.el.title.textContent = "Type the board";
+    this.el.note.textContent = gettext("Type each die's letter, row by row (Qu as Q, a blank die as #).");
+    this.el.title.textContent = gettext("Type the board");
     const first = this.el.grid.querySelector("input");
     if (first) first.focus();
   }
@@ -180,7 +223,10 @@ export class PhotoView {
       for (let col = 0; col < cols; col += 1) {
         const face = letters ? letters[row][col] : "";
         const doubtful = doubtfulDice ? doubtfulDice[row][col] : false;
-        const label = `Row ${row + 1}, die ${col + 1}${doubtful ? " (doubtful: check it)" : ""}`;
+        const place = { row: row + 1, col: col + 1 };
+        const label = doubtful
+          ? gettext("Row %(row)s, die %(col)s (doubtful: check it)", place)
+          : gettext("Row %(row)s, die %(col)s", place);
         const input = h("input", {
           type: "text",
           class: "die-input",
@@ -204,7 +250,7 @@ export class PhotoView {
           cell.classList.remove("doubtful");
           const mark = cell.querySelector(".doubt-mark");
           if (mark) mark.remove();
-          input.setAttribute("aria-label", `Row ${row + 1}, die ${col + 1}`);
+          input.setAttribute("aria-label", gettext("Row %(row)s, die %(col)s", place));
           // Two-letter faces (th, er, ...) exist on 6x6: there, move on by hand. Smaller
           // boards move to the next die after one letter, or after Q plus the next key
           // ("qu" stays the Qu die; "qi" is Qu, then i in the next die).
@@ -248,7 +294,7 @@ export class PhotoView {
     const faces = inputs.map((input) => input.value.trim().toLowerCase());
     const empty = faces.findIndex((face) => !face);
     if (empty >= 0) {
-      this.setError("Fill in every die first.");
+      this.setError(gettext("Fill in every die first."));
       inputs[empty].focus();
       return null;
     }
@@ -265,14 +311,14 @@ export class PhotoView {
     const text = this.boardText();
     if (text === null) return;
     this.setError("");
-    this.setStatus("Sending the board…");
+    this.setStatus(gettext("Sending the board…"));
     this.onUseBoard(text);
   }
 
   /** The server took the board (ok to set_board). */
   confirmed(board) {
     this.closeGrid();
-    this.setStatus(board ? `The next round plays this board: ${board.toUpperCase()}.` : "");
+    this.setStatus(board ? gettext("The next round plays this board: %(board)s.", { board: board.toUpperCase() }) : "");
   }
 
   /** The server refused the board (error to set_board). */

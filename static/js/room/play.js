@@ -2,10 +2,11 @@
 // tapping), each verdict at once with its reason, and your words so far.
 
 import { $, announce, h, isTouchFirst } from "../lib/dom.js";
+import { gettext } from "../lib/i18n.js";
 import { capitalise } from "../lib/api.js";
 import { BoardInput } from "./board-input.js";
 import { BoardView } from "./board.js";
-import { clockText, plural, pointsText, wordPoints } from "./format.js";
+import { clockText, pointsText, reasonText, wordPoints, wordsText } from "./format.js";
 import { findPath, wordOf } from "./paths.js";
 import { fractionLeft, roundClock } from "./timer.js";
 
@@ -45,7 +46,7 @@ export class PlayView {
       recentCount: $("#recent-count", root),
       recentList: $("#recent-list", root),
     };
-    this.board = new BoardView($("#play-board", root), { label: "Board" });
+    this.board = new BoardView($("#play-board", root), { label: gettext("Board") });
     this.input = new BoardInput(this.board, {
       onChange: (path) => this.pathChanged(path),
       onSubmit: (path) => this.submit(wordOf(path, this.board.faces), path),
@@ -79,15 +80,15 @@ export class PlayView {
     endRound.addEventListener("click", () => {
       if (endRound.dataset.confirm) {
         delete endRound.dataset.confirm;
-        endRound.textContent = "End round now";
+        endRound.textContent = gettext("End round now");
         this.onEndRound();
         return;
       }
       endRound.dataset.confirm = "1";
-      endRound.textContent = "Sure? End the round";
+      endRound.textContent = gettext("Sure? End the round");
       window.setTimeout(() => {
         delete endRound.dataset.confirm;
-        endRound.textContent = "End round now";
+        endRound.textContent = gettext("End round now");
       }, 4000);
     });
   }
@@ -129,10 +130,10 @@ export class PlayView {
 
   renderRound(round) {
     this.board.setBoard(round, { concealed: round.status === "preparing" });
-    this.el.title.textContent = `Round ${round.number}`;
-    const parts = [`${round.min_length}+ letters`, "Qu counts as 2"];
-    if (round.cancel_duplicates) parts.push("shared words score 0");
-    if (!round.instant_verdicts) parts.push("verdicts at the end");
+    this.el.title.textContent = gettext("Round %(number)s", { number: round.number });
+    const parts = [gettext("%(count)s+ letters", { count: round.min_length }), gettext("Qu counts as 2")];
+    if (round.cancel_duplicates) parts.push(gettext("shared words score 0"));
+    if (!round.instant_verdicts) parts.push(gettext("verdicts at the end"));
     this.el.rules.textContent = parts.join(" · ");
     if (this.roundNumber !== round.number) {
       this.roundNumber = round.number;
@@ -160,8 +161,8 @@ export class PlayView {
     const accepted = words.filter((entry) => entry.accepted);
     const points = accepted.reduce((sum, entry) => sum + wordPoints(entry.word, round.points_table), 0);
     this.el.score.textContent = round.instant_verdicts
-      ? `${plural(accepted.length, "word")} · ${pointsText(points)}`
-      : plural(words.filter((entry) => entry.verdict === "received").length, "word");
+      ? `${wordsText(accepted.length)} · ${pointsText(points)}`
+      : wordsText(words.filter((entry) => entry.verdict === "received").length);
   }
 
   recentItem(entry) {
@@ -175,16 +176,16 @@ export class PlayView {
     let kind;
     if (entry.pending) {
       kind = "pending";
-      status = entry.waiting ? "waiting for connection" : "checking…";
+      status = entry.waiting ? gettext("waiting for connection") : gettext("checking…");
     } else if (entry.accepted) {
       kind = "good";
       status = `+${wordPoints(entry.word, round.points_table)}`;
     } else if (entry.verdict === "received") {
       kind = "sent";
-      status = "sent";
+      status = gettext("sent");
     } else {
       kind = "bad";
-      status = entry.reason || "does not count";
+      status = reasonText(entry) || gettext("does not count");
     }
     const word = kind === "bad" ? h("s", { class: "word-text", text: entry.word }) : h("span", { class: "word-text", text: entry.word });
     return h(
@@ -206,11 +207,11 @@ export class PlayView {
       text = `${verdict.word.toUpperCase()}  +${wordPoints(verdict.word, round.points_table)}`;
     } else if (verdict.verdict === "received") {
       kind = "sent";
-      text = `${verdict.word.toUpperCase()} sent; verdicts come with the results`;
+      text = gettext("%(word)s sent; verdicts come with the results", { word: verdict.word.toUpperCase() });
     } else {
       kind = "bad";
-      const word = verdict.word ? `${verdict.word.toUpperCase()}: ` : "";
-      text = `${word}${verdict.reason || "does not count"}`;
+      const reason = reasonText(verdict) || gettext("does not count");
+      text = verdict.word ? gettext("%(word)s: %(reason)s", { word: verdict.word.toUpperCase(), reason }) : reason;
     }
     el.className = `verdict ${kind} show`;
     this.feedback?.verdict(kind);
@@ -243,19 +244,19 @@ export class PlayView {
     let label;
     let value;
     if (clock.phase === "preparing") {
-      label = "Shaking the dice";
+      label = gettext("Shaking the dice");
       value = "…";
     } else if (clock.phase === "countdown") {
-      label = "Starts in";
+      label = gettext("Starts in");
       value = String(Math.ceil(clock.left / 1000));
     } else if (clock.phase === "playing" && clock.left === null) {
-      label = "Untimed";
+      label = gettext("Untimed");
       value = clockText(clock.elapsed);
     } else if (clock.phase === "playing") {
-      label = "Time left";
+      label = gettext("Time left");
       value = clockText(clock.left);
     } else {
-      label = "Time's up";
+      label = gettext("Time's up");
       value = "0:00";
     }
     if (timerLabel.textContent !== label) timerLabel.textContent = label;
@@ -270,10 +271,10 @@ export class PlayView {
     countdown.hidden = !(clock.phase === "countdown" || clock.phase === "preparing" || clock.phase === "over");
     const countdownText =
       clock.phase === "countdown"
-        ? `Starts in ${value}`
+        ? gettext("Starts in %(seconds)s", { seconds: value })
         : clock.phase === "preparing"
-          ? "Shaking the dice…"
-          : "Time's up! Scoring…";
+          ? gettext("Shaking the dice…")
+          : gettext("Time's up! Scoring…");
     if (countdown.textContent !== countdownText) countdown.textContent = countdownText;
 
     const playing = clock.phase === "playing";
@@ -293,7 +294,7 @@ export class PlayView {
       for (const mark of ANNOUNCE_AT) {
         if (seconds <= mark && seconds > mark - 2 && !this.announced.has(mark)) {
           this.announced.add(mark);
-          announce(`${mark} seconds left`);
+          announce(gettext("%(seconds)s seconds left", { seconds: mark }));
         }
       }
     }
@@ -310,15 +311,15 @@ export class PlayView {
       this.feedback?.keepAwake();
     }
     if (phase === "playing" && previous !== null) {
-      announce("Go! The round has started.");
+      announce(gettext("Go! The round has started."));
       if (!isTouchFirst()) this.el.entry.focus();
     } else if (phase === "playing" && !isTouchFirst()) {
       this.el.entry.focus();
     } else if (phase === "over") {
-      announce("Time's up. Waiting for the results.");
+      announce(gettext("Time's up. Waiting for the results."));
       this.clearEntry();
     } else if (phase === "countdown") {
-      announce("The board is out. The round starts in a few seconds.");
+      announce(gettext("The board is out. The round starts in a few seconds."));
     }
   }
 }

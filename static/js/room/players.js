@@ -3,7 +3,8 @@
 // host removed, each with "Let back in" (unkick: their device may join again).
 
 import { h } from "../lib/dom.js";
-import { plural, pointsText } from "./format.js";
+import { gettext } from "../lib/i18n.js";
+import { pointsText, wordsText } from "./format.js";
 
 // How long a "Remove" click waits for its confirming second click.
 const CONFIRM_MS = 4000;
@@ -49,8 +50,8 @@ export class PlayersView {
         h("button", {
           type: "button",
           class: "button small subtle",
-          text: waiting ? "Letting back…" : "Let back in",
-          "aria-label": `Let ${item.nickname} back in`,
+          text: waiting ? gettext("Letting back…") : gettext("Let back in"),
+          "aria-label": gettext("Let %(nickname)s back in", { nickname: item.nickname }),
           dataset: { playerId: item.id },
           disabled: waiting,
           on: {
@@ -65,8 +66,8 @@ export class PlayersView {
       );
     });
     this.kickedBox.replaceChildren(
-      h("h3", { class: "kicked-title", text: "Removed" }),
-      h("p", { class: "hint", text: "They cannot join again until you let them back in." }),
+      h("h3", { class: "kicked-title", text: gettext("Removed") }),
+      h("p", { class: "hint", text: gettext("They cannot join again until you let them back in.") }),
       h("ul", { class: "kicked-list" }, ...items),
     );
     if (focused) {
@@ -87,16 +88,16 @@ export class PlayersView {
     const isHost = player.id === state.host_id;
     const count = (state.counts || {})[String(player.id)] || 0;
     const badges = [];
-    if (isHost) badges.push(h("span", { class: "badge host" }, h("span", { "aria-hidden": "true", text: "★ " }), "host"));
-    if (isYou) badges.push(h("span", { class: "badge you", text: "you" }));
+    if (isHost) badges.push(h("span", { class: "badge host" }, h("span", { "aria-hidden": "true", text: "★ " }), gettext("host")));
+    if (isYou) badges.push(h("span", { class: "badge you", text: gettext("you") }));
     const status = h(
       "span",
       { class: `presence ${player.online ? "online" : "offline"}` },
       h("span", { class: "presence-dot", "aria-hidden": "true" }),
-      player.online ? "online" : "offline",
+      player.online ? gettext("online") : gettext("offline"),
     );
     const stats = [];
-    if (playing) stats.push(h("span", { class: "stat live-count", text: plural(count, "word") }));
+    if (playing) stats.push(h("span", { class: "stat live-count", text: wordsText(count) }));
     else if (player.total_points) stats.push(h("span", { class: "stat", text: pointsText(player.total_points) }));
     const actions = [];
     if (store.isHost && !isYou) {
@@ -104,8 +105,8 @@ export class PlayersView {
         h("button", {
           type: "button",
           class: "button small subtle",
-          text: "Make host",
-          "aria-label": `Make ${player.nickname} the host`,
+          text: gettext("Make host"),
+          "aria-label": gettext("Make %(nickname)s the host", { nickname: player.nickname }),
           on: { click: () => this.onMakeHost(player.id) },
         }),
         this.kickButton(player),
@@ -129,8 +130,8 @@ export class PlayersView {
     const button = h("button", {
       type: "button",
       class: "button small subtle danger",
-      text: "Remove",
-      "aria-label": `Remove ${player.nickname} from the room`,
+      text: gettext("Remove"),
+      "aria-label": gettext("Remove %(nickname)s from the room", { nickname: player.nickname }),
     });
     let timer = null;
     button.addEventListener("click", () => {
@@ -140,12 +141,12 @@ export class PlayersView {
         return;
       }
       button.dataset.confirm = "1";
-      button.textContent = "Sure? Remove";
-      button.setAttribute("aria-label", `Press again to remove ${player.nickname}`);
+      button.textContent = gettext("Sure? Remove");
+      button.setAttribute("aria-label", gettext("Press again to remove %(nickname)s", { nickname: player.nickname }));
       timer = window.setTimeout(() => {
         delete button.dataset.confirm;
-        button.textContent = "Remove";
-        button.setAttribute("aria-label", `Remove ${player.nickname} from the room`);
+        button.textContent = gettext("Remove");
+        button.setAttribute("aria-label", gettext("Remove %(nickname)s from the room", { nickname: player.nickname }));
       }, CONFIRM_MS);
     });
     return button;

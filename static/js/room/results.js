@@ -6,10 +6,13 @@
 // counts (marked so in words, not colour).
 
 import { h } from "../lib/dom.js";
-import { countedWords, ordinal, percentText, plural, pointsText, roundRanks } from "./format.js";
+import { gettext } from "../lib/i18n.js";
+import { countedWords, ordinal, percentText, pointsText, reasonText, roundRanks, wordsText } from "./format.js";
 import { BoardView } from "./board.js";
+import { meaningButton } from "./definitions.js";
 import { replayButton } from "./replay.js";
 import { shareResultsButton } from "./share-results.js";
+import { shareRoundButtons } from "./share-round.js";
 import { ChallengeVotes } from "./votes.js";
 
 // Groups with at most this many missed words show them open.
@@ -42,8 +45,8 @@ export class ResultsView {
     const ended = Boolean(store.state.standing);
     this.nextButton.hidden = !store.isHost || ended;
     this.nextWait.hidden = store.isHost || ended;
-    this.nextWait.textContent = host ? `Waiting for ${host.nickname} to start the next round.` : "Waiting for a host.";
-    this.nextButton.textContent = `Start round ${results.round.number + 1}`;
+    this.nextWait.textContent = host ? gettext("Waiting for %(nickname)s to start the next round.", { nickname: host.nickname }) : gettext("Waiting for a host.");
+    this.nextButton.textContent = gettext("Start round %(number)s", { number: results.round.number + 1 });
     // Redraw when the results change, or the host did (the host's ruling buttons move).
     if (results === this.results && store.state.host_id === this.hostId) return;
     this.hostId = store.state.host_id;
@@ -54,7 +57,7 @@ export class ResultsView {
       this.sending.clear();
       this.votes.clear();
     }
-    this.title.textContent = `Round ${results.round.number} results`;
+    this.title.textContent = gettext("Round %(number)s results", { number: results.round.number });
     this.summary.textContent = this.summaryText(store, results);
     this.build(store, results);
   }
@@ -84,21 +87,28 @@ export class ResultsView {
 
   summaryText(store, results) {
     const me = results.players.find((entry) => entry.id === store.you);
-    const total = `The board had ${plural(results.word_count, "word")} worth ${pointsText(results.max_points)}.`;
+    const total = gettext("The board had %(words)s worth %(points)s.", {
+      words: wordsText(results.word_count),
+      points: pointsText(results.max_points),
+    });
     if (!me) return total;
-    return `You scored ${pointsText(me.round_points)}: ${percentText(me.share_of_max)} of the maximum. ${total}`;
+    return gettext("You scored %(points)s: %(share)s of the maximum. %(total)s", {
+      points: pointsText(me.round_points),
+      share: percentText(me.share_of_max),
+      total,
+    });
   }
 
   build(store, results) {
     const boardBox = h("div", { class: "results-board" });
-    this.caption = h("p", { class: "selected-word", "aria-live": "polite", text: "Pick a word to see it on the board." });
+    this.caption = h("p", { class: "selected-word", "aria-live": "polite", text: gettext("Pick a word to see it on the board.") });
     const boardCard = h(
       "section",
-      { class: "card board-card", "aria-label": "The board" },
+      { class: "card board-card", "aria-label": gettext("The board") },
       boardBox,
       this.caption,
     );
-    this.board = new BoardView(boardBox, { label: "This round's board" });
+    this.board = new BoardView(boardBox, { label: gettext("This round's board") });
     this.board.setBoard(results.round);
     const focused = document.activeElement && this.body.contains(document.activeElement)
       ? document.activeElement.dataset.focusKey
@@ -114,8 +124,9 @@ export class ResultsView {
         // Not in the board card: that one sticks to the top of a phone's screen.
         h(
           "section",
-          { class: "card replay-card", "aria-label": "Share and play again" },
+          { class: "card replay-card", "aria-label": gettext("Share and play again") },
           shareResultsButton(results),
+          shareRoundButtons(store.state.code, results.round.number),
           replayButton(store, results),
         ),
       ),
@@ -146,12 +157,12 @@ export class ResultsView {
           "th",
           { scope: "row", class: "who" },
           h("span", { class: "nickname", text: entry.nickname }),
-          entry.id === store.you ? h("span", { class: "badge you", text: "you" }) : null,
+          entry.id === store.you ? h("span", { class: "badge you", text: gettext("you") }) : null,
           h(
             "span",
             { class: "share-of-max" },
             h("span", { class: "share-bar", "aria-hidden": "true" }, h("span", { style: `width:${Math.min(100, entry.share_of_max * 100)}%` })),
-            h("span", { class: "share-note", text: `${plural(counted, "word")} · ${percentText(entry.share_of_max)} of max` }),
+            h("span", { class: "share-note", text: gettext("%(words)s · %(share)s of max", { words: wordsText(counted), share: percentText(entry.share_of_max) }) }),
           ),
         ),
         h("td", { class: "num", text: entry.round_points }),
@@ -161,7 +172,7 @@ export class ResultsView {
     return h(
       "section",
       { class: "card scoreboard-card", "aria-labelledby": "scores-title" },
-      h("h2", { id: "scores-title", text: "Scores" }),
+      h("h2", { id: "scores-title", text: gettext("Scores") }),
       h(
         "table",
         { class: "scoreboard" },
@@ -172,9 +183,9 @@ export class ResultsView {
             "tr",
             {},
             h("th", { scope: "col", class: "rank", text: "#" }),
-            h("th", { scope: "col", text: "Player" }),
-            h("th", { scope: "col", class: "num", text: "Round" }),
-            h("th", { scope: "col", class: "num", text: "Total" }),
+            h("th", { scope: "col", text: gettext("Player") }),
+            h("th", { scope: "col", class: "num", text: gettext("Round") }),
+            h("th", { scope: "col", class: "num", text: gettext("Total") }),
           ),
         ),
         h("tbody", {}, ...rows),
@@ -188,21 +199,23 @@ export class ResultsView {
     const challenges = this.challenges(results);
     if (!challenges.length) return null;
     const items = challenges.map((challenge) => {
-      const who = challenge.player_id === store.you ? "You" : challenge.nickname;
-      const verb = challenge.player_id === store.you ? "challenge" : "challenges";
       const word = challenge.word.toUpperCase();
+      const text =
+        challenge.player_id === store.you
+          ? gettext("You challenge %(word)s", { word })
+          : gettext("%(nickname)s challenges %(word)s", { nickname: challenge.nickname, word });
       const status = this.votes.status(store, challenge, () => this.build(store, results));
       return h(
         "li",
         { class: `challenge ${challenge.status}`, dataset: { challengeId: challenge.id, word: challenge.word } },
-        h("span", { class: "challenge-text", text: `${who} ${verb} ${word}` }),
+        h("span", { class: "challenge-text", text }),
         status,
       );
     });
     return h(
       "section",
       { class: "challenges", "aria-labelledby": "challenges-title" },
-      h("h3", { id: "challenges-title", tabindex: "-1", text: "Challenges" }),
+      h("h3", { id: "challenges-title", tabindex: "-1", text: gettext("Challenges") }),
       h("ul", { class: "challenge-list", "aria-live": "polite" }, ...items),
     );
   }
@@ -214,8 +227,8 @@ export class ResultsView {
     );
     const sections = results.players.map((entry) => {
       const chips = entry.words.map((word) => {
-        let note = word.cancelled ? "duplicate · 0" : `+${word.points}`;
-        if (accepted.has(word.word)) note += " · accepted on challenge";
+        let note = word.cancelled ? gettext("duplicate · 0") : `+${word.points}`;
+        if (accepted.has(word.word)) note += ` · ${gettext("accepted on challenge")}`;
         return this.chip(word.word, word.path, {
           note,
           struck: word.cancelled,
@@ -227,7 +240,8 @@ export class ResultsView {
           "li",
           { class: "chip rejected", dataset: { word: word.word } },
           h("s", { class: "chip-word", text: word.word }),
-          h("span", { class: "chip-note", text: word.reason }),
+          h("span", { class: "chip-note", text: reasonText(word) }),
+          meaningButton(word.word, results.round.dictionary, { compact: true }),
           entry.id === store.you ? this.challengeControl(store, results, word, challenged.get(`${entry.id}:${word.word}`)) : null,
         ),
       );
@@ -240,16 +254,16 @@ export class ResultsView {
           h("span", { class: "nickname", text: entry.nickname }),
           h("span", { class: "muted", text: ` · ${pointsText(entry.round_points)}` }),
         ),
-        chips.length ? h("ul", { class: "chips" }, ...chips) : h("p", { class: "hint", text: "No words this round." }),
+        chips.length ? h("ul", { class: "chips" }, ...chips) : h("p", { class: "hint", text: gettext("No words this round.") }),
         refused.length
-          ? h("div", { class: "refused" }, h("h4", { text: "Did not count" }), h("ul", { class: "chips" }, ...refused))
+          ? h("div", { class: "refused" }, h("h4", { text: gettext("Did not count") }), h("ul", { class: "chips" }, ...refused))
           : null,
       );
     });
     return h(
       "section",
       { class: "card", "aria-labelledby": "players-words-title" },
-      h("h2", { id: "players-words-title", text: "Everyone's words" }),
+      h("h2", { id: "players-words-title", text: gettext("Everyone's words") }),
       ...sections,
     );
   }
@@ -257,7 +271,11 @@ export class ResultsView {
   /** For one of my refused words: a Challenge button, or how its challenge stands. */
   challengeControl(store, results, word, challenge) {
     if (challenge) {
-      const text = { pending: "challenged", accepted: "accepted on challenge", declined: "declined on challenge" }[challenge.status];
+      const text = {
+        pending: gettext("challenged"),
+        accepted: gettext("accepted on challenge"),
+        declined: gettext("declined on challenge"),
+      }[challenge.status];
       return h("span", { class: `chip-note challenge-note ${challenge.status}`, text: `· ${text || challenge.status}` });
     }
     if (word.verdict !== "not_in_dictionary" || store.state.standing) return null;
@@ -265,10 +283,10 @@ export class ResultsView {
     return h("button", {
       type: "button",
       class: "button small challenge-button",
-      "aria-label": `Challenge ${word.word.toUpperCase()}: ask the room to count it`,
+      "aria-label": gettext("Challenge %(word)s: ask the room to count it", { word: word.word.toUpperCase() }),
       dataset: { focusKey: `challenge:${word.word}` },
       disabled: this.sending.has(key),
-      text: this.sending.has(key) ? "Sending…" : "Challenge",
+      text: this.sending.has(key) ? gettext("Sending…") : gettext("Challenge"),
       on: {
         click: () => {
           if (this.onChallenge(word.word, results.round.number)) {
@@ -295,7 +313,7 @@ export class ResultsView {
       const points = words[0].points;
       const foundChips = found.map((entry) =>
         this.chip(entry.word, entry.path, {
-          note: entry.found_by.map((id) => (id === store.you ? "you" : this.store.nickname(id))).join(", "),
+          note: entry.found_by.map((id) => (id === store.you ? gettext("you") : this.store.nickname(id))).join(", "),
           kind: entry.found_by.includes(store.you) ? "mine" : "found",
         }),
       );
@@ -305,13 +323,25 @@ export class ResultsView {
       return h(
         "section",
         { class: "word-group", dataset: { length } },
-        h("h3", {}, `${length} letters`, h("span", { class: "muted", text: ` · ${pointsText(points)} each · ${found.length} of ${words.length} found` })),
+        h(
+          "h3",
+          {},
+          gettext("%(count)s letters", { count: length }),
+          h("span", {
+            class: "muted",
+            text: gettext(" · %(points)s each · %(found)s of %(all)s found", {
+              points: pointsText(points),
+              found: found.length,
+              all: words.length,
+            }),
+          }),
+        ),
         foundChips.length ? h("ul", { class: "chips" }, ...foundChips) : null,
         missedChips.length
           ? h(
               "details",
               { class: "missed", open: missedChips.length <= OPEN_MISSED_UP_TO },
-              h("summary", {}, `Nobody found (${missedChips.length})`),
+              h("summary", {}, gettext("Nobody found (%(count)s)", { count: missedChips.length })),
               h("ul", { class: "chips" }, ...missedChips),
             )
           : null,
@@ -320,8 +350,8 @@ export class ResultsView {
     return h(
       "section",
       { class: "card all-words", "aria-labelledby": "all-words-title" },
-      h("h2", { id: "all-words-title", text: `All ${plural(results.word_count, "word")}` }),
-      results.word_count ? null : h("p", { class: "hint", text: "No words fit this board." }),
+      h("h2", { id: "all-words-title", text: gettext("All %(words)s", { words: wordsText(results.word_count) }) }),
+      results.word_count ? null : h("p", { class: "hint", text: gettext("No words fit this board.") }),
       ...sections,
     );
   }
@@ -349,14 +379,14 @@ export class ResultsView {
   detail(word) {
     const results = this.results;
     const entry = results.solution.find((item) => item.word === word);
-    if (!entry) return "not on the board";
+    if (!entry) return gettext("not on the board");
     const points = pointsText(entry.points);
     const finders = entry.found_by;
-    if (!finders.length) return `${points}; nobody found it`;
+    if (!finders.length) return gettext("%(points)s; nobody found it", { points });
     if (finders.length > 1 && results.round.cancel_duplicates) {
-      return `${points}, but found by ${this.names(finders)}, so it scores for nobody`;
+      return gettext("%(points)s, but found by %(names)s, so it scores for nobody", { points, names: this.names(finders) });
     }
-    return `${points}, found by ${this.names(finders)}`;
+    return gettext("%(points)s, found by %(names)s", { points, names: this.names(finders) });
   }
 
   select(button, word, path, detail) {
@@ -366,18 +396,19 @@ export class ResultsView {
     if (this.selected === button) {
       this.selected = null;
       this.board.highlight([]);
-      this.caption.textContent = "Pick a word to see it on the board.";
+      this.caption.textContent = gettext("Pick a word to see it on the board.");
       return;
     }
     this.selected = button;
     button.setAttribute("aria-pressed", "true");
     this.board.highlight(path || [], "show");
-    this.caption.replaceChildren(h("strong", { class: "caption-word", text: word }), h("span", { text: ` · ${detail}` }));
+    this.caption.replaceChildren(h("strong", { class: "caption-word", text: word }), h("span", { text: ` · ${detail}` }), meaningButton(word, this.results.round.dictionary));
   }
 
   /** "Ann", "Ann and you", "Ann, Bob and you". */
   names(ids) {
-    const names = ids.map((id) => (id === this.store.you ? "you" : this.store.nickname(id)));
-    return names.length > 1 ? `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}` : names.join("");
+    const names = ids.map((id) => (id === this.store.you ? gettext("you") : this.store.nickname(id)));
+    if (names.length < 2) return names.join("");
+    return gettext("%(names)s and %(last)s", { names: names.slice(0, -1).join(", "), last: names[names.length - 1] });
   }
 }

@@ -2,12 +2,13 @@
 // once, between rounds only), a read-only summary for everyone else.
 
 import { h } from "../lib/dom.js";
+import { gettext } from "../lib/i18n.js";
 import { durationText } from "./format.js";
 
 const SIZES = [
-  ["4x4", "4×4", "classic"],
-  ["5x5", "5×5", "big"],
-  ["6x6", "6×6", "super big"],
+  ["4x4", "4×4", gettext("classic")],
+  ["5x5", "5×5", gettext("big")],
+  ["6x6", "6×6", gettext("super big")],
 ];
 const ROUND_SECONDS = [30, 60, 90, 120, 180, 240, 300, 600];
 const MIN_LENGTHS = [3, 4, 5, 6];
@@ -32,17 +33,17 @@ export class SettingsView {
       if (!this.built) this.build(dictionaries);
       this.fill(settings, dictionaries);
       this.form.querySelector("fieldset.settings-fields").disabled = !between;
-      this.note.textContent = between ? "Changes apply from the next round." : "Settings can change when this round is over.";
+      this.note.textContent = between ? gettext("Changes apply from the next round.") : gettext("Settings can change when this round is over.");
     } else {
       this.summary.replaceChildren(...this.describe(settings, dictionaries));
-      this.note.textContent = "The host chooses these.";
+      this.note.textContent = gettext("The host chooses these.");
     }
   }
 
   build(dictionaries) {
     const sizes = h(
       "div",
-      { class: "segmented", role: "radiogroup", "aria-label": "Board size" },
+      { class: "segmented", role: "radiogroup", "aria-label": gettext("Board size") },
       ...SIZES.map(([value, label, name]) =>
         h(
           "label",
@@ -69,17 +70,17 @@ export class SettingsView {
     const fields = h(
       "fieldset",
       { class: "settings-fields" },
-      h("legend", { class: "visually-hidden", text: "Settings for the next round" }),
-      h("div", { class: "field" }, h("span", { class: "label", id: "setting-size-label", text: "Board" }), sizes),
+      h("legend", { class: "visually-hidden", text: gettext("Settings for the next round") }),
+      h("div", { class: "field" }, h("span", { class: "label", id: "setting-size-label", text: gettext("Board") }), sizes),
       h(
         "div",
         { class: "field-row" },
-        select("round_seconds", "Round length", []),
-        select("min_length", "Shortest word", []),
+        select("round_seconds", gettext("Round length"), []),
+        select("min_length", gettext("Shortest word"), []),
       ),
-      select("dictionary", "Dictionary", Object.entries(dictionaries).map(([name, title]) => new Option(title, name))),
-      check("cancel_duplicates", "Duplicates cancel", "A word found by two or more players scores for nobody."),
-      check("instant_verdicts", "Instant verdicts", "Tell players at once whether each word counts."),
+      select("dictionary", gettext("Dictionary"), Object.entries(dictionaries).map(([name, title]) => new Option(title, name))),
+      check("cancel_duplicates", gettext("Duplicates cancel"), gettext("A word found by two or more players scores for nobody.")),
+      check("instant_verdicts", gettext("Instant verdicts"), gettext("Tell players at once whether each word counts.")),
     );
     this.form.replaceChildren(fields);
     this.form.addEventListener("change", (event) => this.changed(event.target));
@@ -95,14 +96,14 @@ export class SettingsView {
     const secondsSelect = form.querySelector("select[name=round_seconds]");
     secondsSelect.replaceChildren(
       ...[...seconds].sort((a, b) => a - b).map((value) => new Option(durationText(value), String(value))),
-      new Option("Untimed (host ends it)", ""),
+      new Option(gettext("Untimed (host ends it)"), ""),
     );
     secondsSelect.value = settings.round_seconds ? String(settings.round_seconds) : "";
     const lengths = new Set(MIN_LENGTHS);
     lengths.add(settings.min_length);
     const lengthSelect = form.querySelector("select[name=min_length]");
     lengthSelect.replaceChildren(
-      ...[...lengths].sort((a, b) => a - b).map((value) => new Option(`${value} letters`, String(value))),
+      ...[...lengths].sort((a, b) => a - b).map((value) => new Option(gettext("%(count)s letters", { count: value }), String(value))),
     );
     lengthSelect.value = String(settings.min_length);
     const dictionarySelect = form.querySelector("select[name=dictionary]");
@@ -118,12 +119,12 @@ export class SettingsView {
     else if (control.name === "round_seconds") value = control.value ? Number(control.value) : null;
     else if (control.name === "min_length") value = Number(control.value);
     else value = control.value;
-    this.say("Saving…");
+    this.say(gettext("Saving…"));
     this.onChange({ [control.name]: value });
   }
 
   saved() {
-    this.say("Saved ✓");
+    this.say(gettext("Saved ✓"));
   }
 
   failed(message) {
@@ -140,13 +141,13 @@ export class SettingsView {
     const item = (term, value) => [h("dt", { text: term }), h("dd", { text: value })];
     const size = SIZES.find(([value]) => value === settings.board_size);
     return [
-      ...item("Board", size ? `${size[1]} ${size[2]}` : settings.board_size),
-      ...item("Round length", durationText(settings.round_seconds)),
-      ...item("Shortest word", `${settings.min_length} letters`),
-      ...item("Dictionary", dictionaries[settings.dictionary] || settings.dictionary),
-      ...item("Duplicates", settings.cancel_duplicates ? "cancel (score for nobody)" : "score for everyone"),
-      ...item("Verdicts", settings.instant_verdicts ? "at once" : "with the results"),
-      ...(settings.next_board ? item("Next board", "set by the host") : []),
+      ...item(gettext("Board"), size ? `${size[1]} ${size[2]}` : settings.board_size),
+      ...item(gettext("Round length"), durationText(settings.round_seconds)),
+      ...item(gettext("Shortest word"), gettext("%(count)s letters", { count: settings.min_length })),
+      ...item(gettext("Dictionary"), dictionaries[settings.dictionary] || settings.dictionary),
+      ...item(gettext("Duplicates"), settings.cancel_duplicates ? gettext("cancel (score for nobody)") : gettext("score for everyone")),
+      ...item(gettext("Verdicts"), settings.instant_verdicts ? gettext("at once") : gettext("with the results")),
+      ...(settings.next_board ? item(gettext("Next board"), gettext("set by the host")) : []),
     ];
   }
 }

@@ -2,37 +2,50 @@
 // phone's share sheet (messages, chat apps), or copied where there is none.
 
 import { h } from "../lib/dom.js";
+import { gettext, ngettext } from "../lib/i18n.js";
 import { copyText } from "./share.js";
 
 /** The results in a few lines of plain text, for a chat message. */
 export function resultsSummary(results) {
   const round = results.round;
-  const lines = [`Boggle, round ${round.number} (${round.rows}x${round.cols}): ${round.board.toUpperCase()}`];
+  const lines = [
+    gettext("Boggle, round %(number)s (%(size)s): %(board)s", {
+      number: round.number,
+      size: `${round.rows}x${round.cols}`,
+      board: round.board.toUpperCase(),
+    }),
+  ];
   results.players.forEach((player, index) => {
     const best = player.words.find((word) => !word.cancelled);
-    const words = player.words.length === 1 ? "1 word" : `${player.words.length} words`;
-    const bestText = best ? `, best ${best.word.toUpperCase()}` : "";
-    lines.push(`${index + 1}. ${player.nickname}: ${player.round_points} pts (${words}${bestText})`);
+    const words = ngettext("%(count)s word", "%(count)s words", player.words.length);
+    const bestText = best ? gettext(", best %(word)s", { word: best.word.toUpperCase() }) : "";
+    const points = gettext("%(points)s pts", { points: player.round_points });
+    lines.push(`${index + 1}. ${player.nickname}: ${points} (${words}${bestText})`);
   });
-  lines.push(`The board had ${results.word_count} words worth ${results.max_points} pts.`);
+  lines.push(
+    gettext("The board had %(words)s words worth %(points)s pts.", {
+      words: results.word_count,
+      points: results.max_points,
+    }),
+  );
   return lines.join("\n");
 }
 
 /** A button (with its status line) that shares or copies `resultsSummary(results)`. */
 export function shareResultsButton(results) {
   const status = h("p", { class: "hint share-results-status", role: "status" });
-  const button = h("button", { type: "button", class: "button share-results", text: "Share the results" });
+  const button = h("button", { type: "button", class: "button share-results", text: gettext("Share the results") });
   button.addEventListener("click", async () => {
     const text = resultsSummary(results);
     if (typeof navigator.share === "function") {
       try {
-        await navigator.share({ title: `Boggle round ${results.round.number}`, text });
+        await navigator.share({ title: gettext("Boggle round %(number)s", { number: results.round.number }), text });
         return;
       } catch (failure) {
         if (failure && failure.name === "AbortError") return; // the player closed the sheet
       }
     }
-    status.textContent = (await copyText(text)) ? "Results copied ✓" : "Could not copy the results";
+    status.textContent = (await copyText(text)) ? gettext("Results copied ✓") : gettext("Could not copy the results");
   });
   return h("div", { class: "share-results-box" }, button, status);
 }

@@ -2,6 +2,7 @@
 
 import qrcode from "../../vendor/qrcode-generator/qrcode.mjs";
 import { svg } from "../lib/dom.js";
+import { gettext } from "../lib/i18n.js";
 
 /** The join link as the server gives it: an address phones reach, never 127.0.0.1. */
 export function joinLink(code) {
@@ -35,7 +36,7 @@ export class ShareView {
     this.code = code;
     const link = joinLink(code);
     input.value = link;
-    for (const box of qrBoxes) box.replaceChildren(qrSvg(link, `QR code of the join link ${link}`));
+    for (const box of qrBoxes) box.replaceChildren(qrSvg(link, gettext("QR code of the join link %(link)s", { link })));
     for (const text of linkTexts) text.textContent = link;
     for (const button of copyButtons) button.addEventListener("click", () => this.copy());
     // The phone's own share sheet (messages, chat apps) where there is one; else copying.
@@ -53,7 +54,11 @@ export class ShareView {
   async share() {
     const url = this.input.value;
     try {
-      await navigator.share({ title: `Boggle room ${this.code}`, text: `Join my Boggle game, room ${this.code}:`, url });
+      await navigator.share({
+        title: gettext("Boggle room %(code)s", { code: this.code }),
+        text: gettext("Join my Boggle game, room %(code)s:", { code: this.code }),
+        url,
+      });
     } catch (failure) {
       // Closing the share sheet is no failure; anything else: copy the link instead.
       if (failure && failure.name === "AbortError") return;
@@ -63,7 +68,7 @@ export class ShareView {
 
   async copy() {
     const copied = await copyText(this.input.value);
-    this.say(copied ? "Link copied ✓" : "Could not copy: press and hold the link to copy it");
+    this.say(copied ? gettext("Link copied ✓") : gettext("Could not copy: press and hold the link to copy it"));
   }
 
   say(text) {

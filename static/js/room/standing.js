@@ -6,7 +6,8 @@
 
 import { ApiError, postJSON } from "../lib/api.js";
 import { h } from "../lib/dom.js";
-import { ordinal, plural, pointsText } from "./format.js";
+import { gettext } from "../lib/i18n.js";
+import { ordinal, pointsText, roundsText } from "./format.js";
 
 // How long the confirm step stays open without an answer.
 const CONFIRM_MS = 8000;
@@ -71,7 +72,7 @@ export class StandingView {
           type: "button",
           id: "end-game-button",
           class: "button subtle",
-          text: "End game",
+          text: gettext("End game"),
           on: {
             click: () => {
               this.confirming = true;
@@ -91,7 +92,7 @@ export class StandingView {
         h("p", {
           id: "end-game-question",
           class: "end-game-question",
-          text: "End the game for everyone? The totals become the final standing and no more rounds can be played here.",
+          text: gettext("End the game for everyone? The totals become the final standing and no more rounds can be played here."),
         }),
         h(
           "div",
@@ -101,7 +102,7 @@ export class StandingView {
             id: "end-game-confirm",
             class: "button primary danger",
             disabled: this.sending,
-            text: this.sending ? "Ending…" : "Yes, end the game",
+            text: this.sending ? gettext("Ending…") : gettext("Yes, end the game"),
             on: {
               click: () => {
                 if (this.onEndGame()) {
@@ -115,7 +116,7 @@ export class StandingView {
             type: "button",
             id: "end-game-cancel",
             class: "button subtle",
-            text: "Keep playing",
+            text: gettext("Keep playing"),
             on: {
               click: () => {
                 this.confirming = false;
@@ -141,18 +142,23 @@ export class StandingView {
     const winners = new Set(standing.winners || []);
     const names = standing.players
       .filter((entry) => winners.has(entry.id))
-      .map((entry) => (entry.id === store.you ? "you" : entry.nickname));
+      .map((entry) => (entry.id === store.you ? gettext("you") : entry.nickname));
     let headline;
-    if (!names.length) headline = "The game is over.";
-    else if (winners.has(store.you) && names.length === 1) headline = "You win!";
-    else if (names.length === 1) headline = `${names[0]} wins!`;
-    else headline = `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]} share the win!`;
+    if (!names.length) headline = gettext("The game is over.");
+    else if (winners.has(store.you) && names.length === 1) headline = gettext("You win!");
+    else if (names.length === 1) headline = gettext("%(nickname)s wins!", { nickname: names[0] });
+    else {
+      headline = gettext("%(names)s and %(last)s share the win!", {
+        names: names.slice(0, -1).join(", "),
+        last: names[names.length - 1],
+      });
+    }
     const rows = standing.players.map((entry) => {
       const isWinner = winners.has(entry.id);
       const isYou = entry.id === store.you;
       return h(
         "tr",
-        { class: [isWinner ? "winner" : "", isYou ? "mine" : ""].filter(Boolean).join(" "), dataset: { playerId: entry.id } },
+        { class: [isWinner ? gettext("winner") : "", isYou ? "mine" : ""].filter(Boolean).join(" "), dataset: { playerId: entry.id } },
         h(
           "td",
           { class: "rank" },
@@ -163,8 +169,8 @@ export class StandingView {
           "th",
           { scope: "row", class: "who" },
           h("span", { class: "nickname", text: entry.nickname }),
-          isYou ? h("span", { class: "badge you", text: "you" }) : null,
-          isWinner ? h("span", { class: "badge winner-badge", text: "winner" }) : null,
+          isYou ? h("span", { class: "badge you", text: gettext("you") }) : null,
+          isWinner ? h("span", { class: "badge winner-badge", text: gettext("winner") }) : null,
         ),
         h("td", { class: "num total", text: entry.total_points }),
       );
@@ -174,13 +180,13 @@ export class StandingView {
       type: "button",
       id: "new-room",
       class: "button primary",
-      text: "Start a new room",
+      text: gettext("Start a new room"),
       on: { click: () => this.createRoom(newRoom, error) },
     });
     this.panel.replaceChildren(
-      h("h1", { id: "standing-title", class: "standing-title", tabindex: "-1", text: "Final standing" }),
+      h("h1", { id: "standing-title", class: "standing-title", tabindex: "-1", text: gettext("Final standing") }),
       h("p", { class: "lead standing-headline", text: headline }),
-      h("p", { class: "hint", text: `After ${plural(standing.rounds, "round")}, by total points.${this.yourPlace(store, standing)}` }),
+      h("p", { class: "hint", text: gettext("After %(rounds)s, by total points.", { rounds: roundsText(standing.rounds) }) + this.yourPlace(store, standing) }),
       h(
         "table",
         { class: "standing-table" },
@@ -191,8 +197,8 @@ export class StandingView {
             "tr",
             {},
             h("th", { scope: "col", class: "rank", text: "#" }),
-            h("th", { scope: "col", text: "Player" }),
-            h("th", { scope: "col", class: "num", text: "Total" }),
+            h("th", { scope: "col", text: gettext("Player") }),
+            h("th", { scope: "col", class: "num", text: gettext("Total") }),
           ),
         ),
         h("tbody", {}, ...rows),
@@ -200,9 +206,9 @@ export class StandingView {
       h(
         "p",
         { class: "standing-note" },
-        "The game has ended: this room plays no more rounds. To play again, start a new room and share its link.",
+        gettext("The game has ended: this room plays no more rounds. To play again, start a new room and share its link."),
       ),
-      h("div", { class: "actions" }, newRoom, h("a", { class: "button", href: "/", text: "Start page" })),
+      h("div", { class: "actions" }, newRoom, h("a", { class: "button", href: "/", text: gettext("Start page") })),
       error,
     );
   }
@@ -211,7 +217,7 @@ export class StandingView {
   yourPlace(store, standing) {
     const you = standing.players.find((entry) => entry.id === store.you);
     if (!you) return "";
-    return ` You finished ${ordinal(you.rank)} with ${pointsText(you.total_points)}.`;
+    return gettext(" You finished %(place)s with %(points)s.", { place: ordinal(you.rank), points: pointsText(you.total_points) });
   }
 
   /** A new room with this room's settings, hosted by this player under the same name. */
@@ -224,16 +230,16 @@ export class StandingView {
     }
     const { next_board: _board, ...settings } = store.state.settings || {};
     button.disabled = true;
-    button.textContent = "Creating a room…";
+    button.textContent = gettext("Creating a room…");
     error.hidden = true;
     try {
       const { room } = await postJSON("/api/rooms", { nickname, settings });
       window.location.assign(`/r/${room.code}/`);
     } catch (failure) {
-      error.textContent = failure instanceof ApiError ? failure.message : "Something went wrong. Please try again.";
+      error.textContent = failure instanceof ApiError ? failure.message : gettext("Something went wrong. Please try again.");
       error.hidden = false;
       button.disabled = false;
-      button.textContent = "Start a new room";
+      button.textContent = gettext("Start a new room");
     }
   }
 }

@@ -4,6 +4,8 @@
 // Events are applied idempotently (players by id, round and results whole), so one that
 // arrives twice or after a sync does no harm. Views subscribe and redraw what changed.
 
+import { gettext } from "../lib/i18n.js";
+
 const STATUS_ORDER = { preparing: 0, running: 1, ended: 2 };
 
 export class RoomStore {
@@ -57,7 +59,7 @@ export class RoomStore {
     if (player) return player.nickname;
     const results = this.state.results;
     const ranked = results && results.players.find((entry) => entry.id === id);
-    return ranked ? ranked.nickname : "someone";
+    return ranked ? ranked.nickname : gettext("someone");
   }
 
   // ------------------------------------------------------------------ changing

@@ -7,6 +7,7 @@
 // (per room, in localStorage) to highlight them; a vote made elsewhere shows as "voted".
 
 import { h } from "../lib/dom.js";
+import { gettext, ngettext } from "../lib/i18n.js";
 import { load, save } from "../lib/storage.js";
 
 const NO_VOTES = { voters: [], voted: [], accept: 0, decline: 0, needed: 0 };
@@ -14,9 +15,9 @@ const NO_VOTES = { voters: [], voted: [], accept: 0, decline: 0, needed: 0 };
 /** "2 of 3 votes to accept · 1 to decline", or why nobody votes. */
 export function votesText(votes) {
   const { voters, accept, decline, needed } = votes || NO_VOTES;
-  if (!voters.length) return "Nobody else was online to vote on it";
-  const declines = decline ? ` · ${decline} to decline` : "";
-  return `${accept} of ${needed} ${needed === 1 ? "vote" : "votes"} to accept${declines}`;
+  if (!voters.length) return gettext("Nobody else was online to vote on it");
+  const declines = decline ? gettext(" · %(count)s to decline", { count: decline }) : "";
+  return ngettext("%(accept)s of %(count)s vote to accept", "%(accept)s of %(count)s votes to accept", needed, { accept }) + declines;
 }
 
 export class ChallengeVotes {
@@ -55,19 +56,19 @@ export class ChallengeVotes {
   status(store, challenge, redraw) {
     const votes = challenge.votes || NO_VOTES;
     if (challenge.status === "accepted") {
-      return h("span", { class: "challenge-status accepted", text: "Accepted ✓" });
+      return h("span", { class: "challenge-status accepted", text: gettext("Accepted ✓") });
     }
     if (challenge.status === "declined") {
-      return h("span", { class: "challenge-status declined", text: "Declined" });
+      return h("span", { class: "challenge-status declined", text: gettext("Declined") });
     }
     const ended = Boolean(store.state.standing);
     const word = challenge.word.toUpperCase();
     const isMine = challenge.player_id === store.you;
     let note = "";
-    if (ended) note = "Still open when the game ended";
-    else if (!votes.voters.length) note = store.isHost && !isMine ? "" : "It stays open";
-    else if (isMine && votes.voters.length) note = "The others vote";
-    else if (!votes.voters.includes(store.you) && !(store.isHost && !isMine)) note = "Waiting for the votes";
+    if (ended) note = gettext("Still open when the game ended");
+    else if (!votes.voters.length) note = store.isHost && !isMine ? "" : gettext("It stays open");
+    else if (isMine && votes.voters.length) note = gettext("The others vote");
+    else if (!votes.voters.includes(store.you) && !(store.isHost && !isMine)) note = gettext("Waiting for the votes");
     const parts = [
       h(
         "span",
@@ -99,16 +100,16 @@ export class ChallengeVotes {
         type: "button",
         class: `button small vote-button${pressed ? " primary" : ""}`,
         "aria-pressed": pressed ? "true" : "false",
-        "aria-label": `Vote to ${accept ? "accept" : "decline"} ${word}`,
+        "aria-label": accept ? gettext("Vote to accept %(word)s", { word }) : gettext("Vote to decline %(word)s", { word }),
         dataset: { focusKey: `vote-${accept ? "accept" : "decline"}:${id}` },
         on: { click: () => vote(accept) },
-        text: accept ? "Accept" : "Decline",
+        text: accept ? gettext("Accept") : gettext("Decline"),
       });
     };
     return h(
       "span",
-      { class: "challenge-actions vote-buttons", role: "group", "aria-label": `Your vote on ${word}` },
-      h("span", { class: "vote-label", text: sending ? "Sending…" : votedElsewhere ? "You voted; change:" : "Your vote:" }),
+      { class: "challenge-actions vote-buttons", role: "group", "aria-label": gettext("Your vote on %(word)s", { word }) },
+      h("span", { class: "vote-label", text: sending ? gettext("Sending…") : votedElsewhere ? gettext("You voted; change:") : gettext("Your vote:") }),
       button(true),
       button(false),
     );
@@ -125,27 +126,27 @@ export class ChallengeVotes {
     };
     return h(
       "span",
-      { class: "challenge-actions rule-buttons", role: "group", "aria-label": `Rule on ${word} as the host` },
-      h("span", { class: "vote-label", text: "As host:" }),
+      { class: "challenge-actions rule-buttons", role: "group", "aria-label": gettext("Rule on %(word)s as the host", { word }) },
+      h("span", { class: "vote-label", text: gettext("As host:") }),
       h("button", {
         type: "button",
         class: "button small",
-        "aria-label": `Accept ${word}`,
-        title: "Decide now, whatever the votes",
+        "aria-label": gettext("Accept %(word)s", { word }),
+        title: gettext("Decide now, whatever the votes"),
         dataset: { focusKey: `accept:${id}` },
         disabled: waiting,
         on: { click: () => rule(true) },
-        text: "Accept",
+        text: gettext("Accept"),
       }),
       h("button", {
         type: "button",
         class: "button small",
-        "aria-label": `Decline ${word}`,
-        title: "Decide now, whatever the votes",
+        "aria-label": gettext("Decline %(word)s", { word }),
+        title: gettext("Decide now, whatever the votes"),
         dataset: { focusKey: `decline:${id}` },
         disabled: waiting,
         on: { click: () => rule(false) },
-        text: "Decline",
+        text: gettext("Decline"),
       }),
     );
   }

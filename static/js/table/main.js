@@ -5,9 +5,10 @@
 // live word counts during a round, and the results when it ends.
 
 import { $, announce, h } from "../lib/dom.js";
+import { gettext, ngettext } from "../lib/i18n.js";
 import { BoardView } from "../room/board.js";
 import { ServerClock } from "../room/clock.js";
-import { clockText, durationText, plural } from "../room/format.js";
+import { clockText, durationText, playersText } from "../room/format.js";
 import { joinLink, qrSvg } from "../room/share.js";
 import { RoomSocket } from "../room/socket.js";
 import { RoomStore } from "../room/store.js";
@@ -25,18 +26,18 @@ const RESULTS_OVERDUE_MS = 3000;
 const VERSION_GRACE_MS = 1000;
 const URGENT_SECONDS = 10;
 const CONNECTION_LABELS = {
-  connecting: "Connecting…",
-  open: "Watching",
-  reconnecting: "Reconnecting…",
-  offline: "Offline",
-  closed: "Disconnected",
+  connecting: gettext("Connecting…"),
+  open: gettext("Watching"),
+  reconnecting: gettext("Reconnecting…"),
+  offline: gettext("Offline"),
+  closed: gettext("Disconnected"),
 };
 
 const root = $("#table");
 const code = root.dataset.code;
 const store = new RoomStore(JSON.parse($("#room-state").textContent));
 const clock = new ServerClock();
-const board = new BoardView($("#table-board"), { label: "Board" });
+const board = new BoardView($("#table-board"), { label: gettext("Board") });
 const results = new TableResults($("#table-results"), store);
 let socket = null;
 let lastSyncAt = 0;
@@ -75,8 +76,8 @@ function onMessage(message) {
     }
   } else if (typeof message.version === "number") {
     if (store.applyEvent(message) === "gap") requestSync();
-    if (message.type === "round.started") announce(`Round ${message.round.number}: the board is out.`);
-    if (message.type === "round.ended") announce(`Round ${message.results.round.number} is over.`);
+    if (message.type === "round.started") announce(gettext("Round %(number)s: the board is out.", { number: message.round.number }));
+    if (message.type === "round.ended") announce(gettext("Round %(number)s is over.", { number: message.results.round.number }));
   }
 }
 
@@ -119,11 +120,13 @@ function renderLobby() {
   const host = store.player(state.host_id);
   const count = state.players.length;
   const size = state.settings.board_size.replace("x", "×");
-  const rules = `${size} board, ${durationText(state.settings.round_seconds)} rounds.`;
-  const waiting = host ? `Waiting for ${host.nickname} to start round 1.` : "Waiting for a host.";
-  $("#table-lobby-text").textContent = `${plural(count, "player")} here. ${rules} ${waiting}`;
+  const rules = gettext("%(size)s board, %(duration)s rounds.", { size, duration: durationText(state.settings.round_seconds) });
+  const waiting = host
+    ? gettext("Waiting for %(nickname)s to start round 1.", { nickname: host.nickname })
+    : gettext("Waiting for a host.");
+  $("#table-lobby-text").textContent = gettext("%(players)s here. %(rules)s %(waiting)s", { players: playersText(count), rules, waiting });
   const items = state.players.map((player) =>
-    h("li", { class: `table-player${player.online ? "" : " away"}` }, player.nickname, player.is_host ? h("span", { class: "badge host", text: "host" }) : null),
+    h("li", { class: `table-player${player.online ? "" : " away"}` }, player.nickname, player.is_host ? h("span", { class: "badge host", text: gettext("host") }) : null),
   );
   $("#table-players").replaceChildren(...items);
 }
@@ -131,9 +134,9 @@ function renderLobby() {
 function renderRound() {
   const round = store.round;
   board.setBoard(round, { concealed: round.status === "preparing" });
-  $("#table-round-title").textContent = `Round ${round.number}`;
-  const parts = [`${round.min_length}+ letters`, "Qu counts as 2"];
-  if (round.cancel_duplicates) parts.push("shared words score 0");
+  $("#table-round-title").textContent = gettext("Round %(number)s", { number: round.number });
+  const parts = [gettext("%(count)s+ letters", { count: round.min_length }), gettext("Qu counts as 2")];
+  if (round.cancel_duplicates) parts.push(gettext("shared words score 0"));
   $("#table-round-rules").textContent = parts.join(" · ");
   renderCounts();
   tick();
@@ -154,7 +157,9 @@ function renderCounts() {
         "li",
         { class: "table-count", dataset: { player: row.id } },
         h("span", { class: "table-count-name", text: row.nickname }),
-        h("span", { class: "table-count-value", text: row.count, "aria-label": plural(row.count, verdictsHidden ? "entry" : "word", verdictsHidden ? "entries" : "words") }),
+        h("span", { class: "table-count-value", text: row.count, "aria-label": verdictsHidden
+          ? ngettext("%(count)s entry", "%(count)s entries", row.count)
+          : ngettext("%(count)s word", "%(count)s words", row.count) }),
       ),
     ),
   );
@@ -169,19 +174,19 @@ function tick() {
   let label;
   let value;
   if (state.phase === "preparing") {
-    label = "Shaking the dice";
+    label = gettext("Shaking the dice");
     value = "…";
   } else if (state.phase === "countdown") {
-    label = "Starts in";
+    label = gettext("Starts in");
     value = String(Math.ceil(state.left / 1000));
   } else if (state.phase === "playing" && state.left === null) {
-    label = "Untimed";
+    label = gettext("Untimed");
     value = clockText(state.elapsed);
   } else if (state.phase === "playing") {
-    label = "Time left";
+    label = gettext("Time left");
     value = clockText(state.left);
   } else {
-    label = "Time's up";
+    label = gettext("Time's up");
     value = "0:00";
   }
   const timer = $("#table-timer");
@@ -196,7 +201,7 @@ function tick() {
   if (fraction !== null) fill.style.transform = `scaleX(${fraction})`;
   const countdown = $("#table-countdown");
   countdown.hidden = !["countdown", "preparing", "over"].includes(state.phase);
-  const text = state.phase === "countdown" ? value : state.phase === "preparing" ? "Shaking the dice…" : "Time's up! Scoring…";
+  const text = state.phase === "countdown" ? value : state.phase === "preparing" ? gettext("Shaking the dice…") : gettext("Time's up! Scoring…");
   if (countdown.textContent !== text) countdown.textContent = text;
   countdown.classList.toggle("number", state.phase === "countdown");
 }
@@ -234,7 +239,7 @@ store.subscribe((current, changed) => {
 // ------------------------------------------------------------------ start
 
 const link = root.dataset.joinUrl || joinLink(code);
-$("#table-qr").replaceChildren(qrSvg(link, `QR code of the join link ${link}`));
+$("#table-qr").replaceChildren(qrSvg(link, gettext("QR code of the join link %(link)s", { link })));
 for (const text of document.querySelectorAll(".join-link-text")) text.textContent = link;
 render();
 renderConnection();

@@ -3,8 +3,9 @@
 // the board, and the best words nobody found.
 
 import { h } from "../lib/dom.js";
+import { gettext } from "../lib/i18n.js";
 import { BoardView } from "../room/board.js";
-import { countedWords, ordinal, percentText, plural, pointsText, roundRanks } from "../room/format.js";
+import { countedWords, ordinal, percentText, pointsText, roundRanks, roundsText, wordsText } from "../room/format.js";
 
 // How many of the best words nobody found are shown.
 const MISSED_SHOWN = 8;
@@ -26,13 +27,20 @@ export class TableResults {
     this.results = results;
     this.standing = standing;
     const winner = results.players[0];
-    this.title.textContent = standing ? "Final standing" : `Round ${results.round.number} results`;
-    const best = winner && winner.round_points > 0 ? `${winner.nickname} wins with ${pointsText(winner.round_points)}. ` : "";
-    this.summary.textContent = standing
-      ? this.standingHeadline(standing)
-      : `${best}The board had ${plural(results.word_count, "word")} worth ${pointsText(results.max_points)}.`;
+    this.title.textContent = standing
+      ? gettext("Final standing")
+      : gettext("Round %(number)s results", { number: results.round.number });
+    const best =
+      winner && winner.round_points > 0
+        ? gettext("%(nickname)s wins with %(points)s. ", { nickname: winner.nickname, points: pointsText(winner.round_points) })
+        : "";
+    const total = gettext("The board had %(words)s worth %(points)s.", {
+      words: wordsText(results.word_count),
+      points: pointsText(results.max_points),
+    });
+    this.summary.textContent = standing ? this.standingHeadline(standing) : `${best}${total}`;
     const boardBox = h("div", { class: "table-results-board" });
-    const boardView = new BoardView(boardBox, { label: "This round's board" });
+    const boardView = new BoardView(boardBox, { label: gettext("This round's board") });
     boardView.setBoard(results.round);
     this.body.replaceChildren(
       ...(standing ? [this.finalStanding(standing)] : []),
@@ -45,9 +53,16 @@ export class TableResults {
   standingHeadline(standing) {
     const winners = standing.players.filter((entry) => (standing.winners || []).includes(entry.id));
     const names = winners.map((entry) => entry.nickname);
-    if (names.length === 0) return `The game is over after ${plural(standing.rounds, "round")}.`;
-    const who = names.length === 1 ? `${names[0]} wins` : `${names.slice(0, -1).join(", ")} and ${names.at(-1)} share the win`;
-    return `${who} after ${plural(standing.rounds, "round")}! A new room is needed to play again.`;
+    const rounds = roundsText(standing.rounds);
+    if (names.length === 0) return gettext("The game is over after %(rounds)s.", { rounds });
+    if (names.length === 1) {
+      return gettext("%(nickname)s wins after %(rounds)s! A new room is needed to play again.", { nickname: names[0], rounds });
+    }
+    return gettext("%(names)s and %(last)s share the win after %(rounds)s! A new room is needed to play again.", {
+      names: names.slice(0, -1).join(", "),
+      last: names.at(-1),
+      rounds,
+    });
   }
 
   /** The game's final ranking by total points, the winners marked (not by colour alone). */
@@ -65,7 +80,7 @@ export class TableResults {
     return h(
       "section",
       { class: "table-standing", "aria-labelledby": "table-standing-title" },
-      h("h2", { id: "table-standing-title", text: "The game's totals" }),
+      h("h2", { id: "table-standing-title", text: gettext("The game's totals") }),
       h("ol", { class: "table-standing-list" }, ...rows),
     );
   }
@@ -96,11 +111,11 @@ export class TableResults {
           "tr",
           {},
           h("th", { scope: "col", class: "rank", text: "#" }),
-          h("th", { scope: "col", text: "Player" }),
-          h("th", { scope: "col", class: "num", text: "Words" }),
-          h("th", { scope: "col", class: "num", text: "Round" }),
-          h("th", { scope: "col", class: "num", text: "Total" }),
-          h("th", { scope: "col", class: "num", text: "Of max" }),
+          h("th", { scope: "col", text: gettext("Player") }),
+          h("th", { scope: "col", class: "num", text: gettext("Words") }),
+          h("th", { scope: "col", class: "num", text: gettext("Round") }),
+          h("th", { scope: "col", class: "num", text: gettext("Total") }),
+          h("th", { scope: "col", class: "num", text: gettext("Of max") }),
         ),
       ),
       h("tbody", {}, ...rows),
@@ -122,11 +137,11 @@ export class TableResults {
                   "li",
                   { class: `table-word${word.cancelled ? " cancelled" : ""}`, dataset: { word: word.word } },
                   word.cancelled ? h("s", { text: word.word }) : word.word,
-                  h("span", { class: "table-word-points", text: word.cancelled ? " shared, 0" : ` +${word.points}` }),
+                  h("span", { class: "table-word-points", text: word.cancelled ? gettext(" shared, 0") : ` +${word.points}` }),
                 ),
               ),
             )
-          : h("p", { class: "table-none", text: "No words this round." }),
+          : h("p", { class: "table-none", text: gettext("No words this round.") }),
       ),
     );
     return h("div", { class: "table-words-grid" }, ...blocks);
@@ -138,7 +153,7 @@ export class TableResults {
     return h(
       "section",
       { class: "table-missed" },
-      h("h2", { text: "Best words nobody found" }),
+      h("h2", { text: gettext("Best words nobody found") }),
       h("ul", { class: "table-words" }, ...missed.map((entry) => h("li", { class: "table-word", text: `${entry.word} +${entry.points}` }))),
     );
   }

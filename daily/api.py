@@ -1,0 +1,148 @@
+"""The daily board's JSON API (docs/api.md, "Daily board"): today's board and leaderboard,
+an attempt, a practice room. Views parse and authorise; daily.attempts does the work."""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+from typing import Any
+
+from django.http import HttpRequest, JsonResponse
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods
+
+from daily import attempts, boards, leaderboard, practice
+from daily.models import DailyGame, DailyScore
+from games import throttle
+from games.api import idempotent, json_api, player_response, rate_limited, read_json
+from games.models import Player, Room, Round
+from games.nicknames import nickname_key
+from games.sessions import remember_player
+
+# The browser session remembers the players of this device's attempts of one date, so
+# GET /api/daily can show "your result" (and the attempt still running).
+SESSION_KEY = "boggle_daily"
+
+
+def _remember_attempt(session: Any, day: date, player: Player) -> None:
+    mine = session.get(SESSION_KEY) or {}
+    players = mine.get("players", []) if mine.get("date") == day.isoformat() else []
+    session[SESSION_KEY] = {"date": day.isoformat(), "players": [*players, player.id]}
+
+
+def _device_players(session: Any, day: date) -> list[int]:
+    mine = session.get(SESSION_KEY) or {}
+    return list(mine.get("players", [])) if mine.get("date") == day.isoformat() else []
+
+
+def _played(request: HttpRequest, day: date) -> DailyScore | None:
+    """The entry of ``?nickname=`` if given (API clients), else of this device's attempts:
+    the first that made the leaderboard."""
+    nickname = request.GET.get("nickname", "").strip()
+    if nickname:
+        return attempts.entry_for(day, nickname_key(nickname))
+    keys = Player.objects.filter(pk__in=_device_players(request.session, day)).values_list(
+        "nickname_key", flat=True
+    )
+    return (
+        DailyScore.objects.filter(date=day, nickname_key__in=list(keys))
+        .order_by("finished_at", "id")
+        .first()
+    )
+
+
+def device_entry(request: HttpRequest, day: date) -> dict[str, Any] | None:
+    """``played`` of GET /api/daily: this device's (or ``?nickname=``'s) entry, ranked."""
+    played = _played(request, day)
+    return None if played is None else leaderboard.entry_dict(played)
+
+
+def _playing(request: HttpRequest, day: date) -> dict[str, Any] | None:
+    """This device's attempt of today whose round has not ended, to go back to."""
+    game = (
+        DailyGame.objects.filter(
+            date=day, player_id__in=_device_players(request.session, day), counted__isnull=True
+        )
+        .exclude(room__rounds__status=Round.Status.ENDED)
+        .select_related("room")
+        .order_by("-id")
+        .first()
+    )
+    if game is None:
+        return None
+    return {"code": game.room.code, "url": reverse("games:room", args=[game.room.code])}
+
+
+@json_api
+@require_http_methods(["GET", "POST"])
+def daily(request: HttpRequest) -> JsonResponse:
+    if request.method == "POST":
+        return _start_attempt(request)
+    day = boards.today()
+    return JsonResponse(
+        {
+            "date": day.isoformat(),
+            "board_size": boards.DAILY_BOARD_SIZE,
+            "round_seconds": boards.DAILY_ROUND_SECONDS,
+            "leaderboard": leaderboard.top(day),
+            "players": leaderboard.entries(day).count(),
+            "played": device_entry(request, day),
+            "playing": _playing(request, day),
+        }
+    )
+
+
+@rate_limited(throttle.CREATE)
+@idempotent
+def _start_attempt(request: HttpRequest) -> JsonResponse:
+    data = read_json(request)
+    room, host, game = attempts.do_start_attempt(data.get("nickname"))
+    remember_player(request.session, host)
+    _remember_attempt(request.session, game.date, host)
+    return _with(
+        player_response(request, room, host, status=201),
+        daily={"date": game.date.isoformat(), "counts": _counts(game)},
+    )
+
+
+@json_api
+@require_http_methods(["POST"])
+@rate_limited(throttle.CREATE)
+@idempotent
+def start_practice(request: HttpRequest) -> JsonResponse:
+    data = read_json(request)
+    room, host = practice.do_start_practice(data.get("nickname"), data.get("settings"))
+    remember_player(request.session, host)
+    return player_response(request, room, host, status=201)
+
+
+def _with(response: JsonResponse, **extra: Any) -> JsonResponse:
+    """games.api's answer (credentials and room state, as create and join give them) with
+    more fields."""
+    return JsonResponse({**json.loads(response.content), **extra}, status=response.status_code)
+
+
+def _counts(game: DailyGame) -> bool:
+    """Whether the attempt can still make the leaderboard: its nickname has no entry yet."""
+    if game.counted is not None:
+        return game.counted
+    return attempts.entry_for(game.date, game.player.nickname_key) is None
+
+
+def daily_state(room: Room, current: Round | None) -> dict[str, Any]:
+    """The room state's ``daily`` (games.state.add_state_part): null in other rooms; in a
+    daily room, its date, whether it counts, and its nickname's entry once there is one."""
+    game = DailyGame.objects.filter(room=room).select_related("player").first()
+    if game is None:
+        return {"daily": None}
+    entry = attempts.entry_for(game.date, game.player.nickname_key)
+    status = {None: "playing", True: "counted", False: "practice"}[game.counted]
+    if status == "playing" and entry is not None:
+        status = "practice"  # the nickname's first attempt is on the leaderboard already
+    return {
+        "daily": {
+            "date": game.date.isoformat(),
+            "status": status,
+            "entry": None if entry is None else leaderboard.entry_dict(entry),
+        }
+    }

@@ -1,0 +1,19 @@
+from django.apps import AppConfig
+
+
+class DailyConfig(AppConfig):
+    default_auto_field = "django.db.models.BigAutoField"
+    name = "daily"
+    verbose_name = "Daily board"
+
+    def ready(self) -> None:
+        # games sends these hooks and never imports this app (games.signals, games.state).
+        from daily import attempts
+        from daily.api import daily_state
+        from games import signals
+        from games.models import Room, Round
+        from games.state import add_state_part
+
+        signals.round_ended.connect(attempts.record_round, sender=Round, dispatch_uid="daily")
+        signals.player_joining.connect(attempts.refuse_join, sender=Room, dispatch_uid="daily")
+        add_state_part(daily_state)

@@ -1,0 +1,46 @@
+"""Today's date and its board: derived by solver.daily the first time a date is asked for,
+then read from the database, so everyone plays the same board all day."""
+
+from __future__ import annotations
+
+from datetime import UTC, date
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from daily.models import DailyBoard
+from games.lexicons import current_version, get_lexicon
+from solver.daily import daily_board
+
+# The daily board is always the classic game in English.
+DAILY_DICTIONARY = "english"
+DAILY_BOARD_SIZE = "4x4"
+DAILY_ROUND_SECONDS = 180
+
+
+def today() -> date:
+    """The daily board's date: the UTC calendar date, the same for everyone (a new board
+    at 00:00 UTC). Tests replace this function."""
+    return timezone.now().astimezone(UTC).date()
+
+
+def board_for(day: date) -> DailyBoard:
+    """The board of ``day``, derived and stored on first use. Raises
+    dictionaries.exceptions.DictionaryError (or solver.LexiconError) when the English
+    dictionary cannot be loaded."""
+    stored = DailyBoard.objects.filter(date=day).first()
+    if stored is not None:
+        return stored
+    version = current_version(DAILY_DICTIONARY)
+    derived = daily_board(day, get_lexicon(version))
+    try:
+        with transaction.atomic():
+            return DailyBoard.objects.create(
+                date=day,
+                board=derived.board.to_text(),
+                dictionary=DAILY_DICTIONARY,
+                word_count=len(derived.solution),
+                roll_number=derived.roll_number,
+            )
+    except IntegrityError:  # another request stored it first: use theirs
+        return DailyBoard.objects.get(date=day)

@@ -1,0 +1,19 @@
+"""Solo practice: a normal room, any size and length, whose first round starts at once
+(the page opens on the countdown, not on a lobby with an invitation)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+
+from games import rooms, rounds
+from games.models import Player, Room
+
+
+@transaction.atomic
+def do_start_practice(nickname: Any, room_settings: Any) -> tuple[Room, Player]:
+    """``games.rooms.do_create_room`` (same settings, same checks), then start round 1."""
+    room, host = rooms.do_create_room(nickname, room_settings)
+    rounds.do_start_round(host)
+    return room, host

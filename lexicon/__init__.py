@@ -1,0 +1,11 @@
+"""Word meanings for the results, compiled offline: English from WordNet, Dutch and French
+from FreeDict's translation glosses. Plain Python (no Django); ``definitions/`` adapts it.
+
+``python -m lexicon build`` compiles the sources the machine has (Debian ``wordnet-base``,
+``dict-freedict-nld-eng``, ``dict-freedict-fra-eng``) into ``BOGGLE_DEFINITIONS_DIR``
+(default ``var/definitions``); ``lexicon.store.lookup`` reads them.
+"""
+
+from lexicon.store import DefinitionStore, Entry, Sense, lookup
+
+__all__ = ["DefinitionStore", "Entry", "Sense", "lookup"]

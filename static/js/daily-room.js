@@ -1,0 +1,84 @@
+// A daily board's room (its state has `daily`): played alone, so no invitation; when the
+// round ends, the results say where the game landed on today's leaderboard and link back.
+// The room page's own modules run the game; this one only watches the phase they set.
+
+import { getJSON } from "./lib/api.js";
+import { $, h } from "./lib/dom.js";
+import { gettext, ngettext } from "./lib/i18n.js";
+
+const root = $("#room");
+const initial = JSON.parse($("#room-state").textContent);
+
+function points(count) {
+  return ngettext("%(count)s point", "%(count)s points", count);
+}
+
+function message(daily) {
+  const entry = daily.entry;
+  if (daily.status === "counted" && entry) {
+    return gettext("Daily board: you are #%(rank)s on today's leaderboard with %(points)s.", {
+      rank: entry.rank,
+      points: points(entry.points),
+    });
+  }
+  if (daily.status === "practice" && entry) {
+    return gettext("Practice: today's leaderboard keeps your first game (#%(rank)s, %(points)s).", {
+      rank: entry.rank,
+      points: points(entry.points),
+    });
+  }
+  return gettext("Your score is on its way to today's leaderboard.");
+}
+
+function banner() {
+  let box = $("#daily-result");
+  if (!box) {
+    box = h(
+      "div",
+      { id: "daily-result", class: "daily-result", role: "status" },
+      h("p", { class: "daily-result-text" }),
+      h(
+        "p",
+        { class: "daily-result-links" },
+        h("a", { class: "button small", href: `/daily/?date=${initial.daily.date}` }, gettext("Today's leaderboard")),
+        h("a", { class: "button small", href: "/#daily-card" }, gettext("Back to the start page")),
+      ),
+    );
+    $("#results-panel .results-head").after(box);
+  }
+  return box;
+}
+
+let shownFor = null;
+
+async function showResult(retries = 3) {
+  const code = root.dataset.code;
+  let state;
+  try {
+    ({ room: state } = await getJSON(`/api/rooms/${code}`));
+  } catch {
+    return;
+  }
+  const round = state.round;
+  // Only the room's first round plays the daily board; later ones are random boards.
+  const box = banner();
+  box.hidden = !state.daily || !round || round.number !== 1 || round.status !== "ended";
+  if (box.hidden) return;
+  box.querySelector(".daily-result-text").textContent = message(state.daily);
+  if (state.daily.status === "playing" && retries > 0) {
+    window.setTimeout(() => showResult(retries - 1), 1000);
+  }
+}
+
+function onPhase() {
+  if (root.dataset.phase === "results" && shownFor !== "results") showResult();
+  shownFor = root.dataset.phase;
+}
+
+if (initial.daily) {
+  // Nobody else can join: the invitation would only confuse.
+  const share = $("#share-card");
+  if (share) share.hidden = true;
+  new MutationObserver(onPhase).observe(root, { attributes: true, attributeFilter: ["data-phase"] });
+  onPhase();
+}

@@ -1,0 +1,277 @@
+"""The daily board through its API and the normal round engine: the same board for
+everyone, a solo room, the score recorded when the round ends, one entry per nickname a
+day, the leaderboard's order, a new board at the date change; and practice rooms."""
+
+from __future__ import annotations
+
+import json
+from datetime import date, timedelta
+from typing import Any
+
+import pytest
+from django.test import Client
+from django.utils import timezone
+
+from daily import boards
+from daily.models import DailyBoard, DailyGame, DailyScore
+from games import events, rooms, rounds, words
+from games.models import Player, Round
+
+pytestmark = pytest.mark.django_db
+
+DAY = date(2026, 5, 1)
+
+
+@pytest.fixture(autouse=True)
+def fixed_day(monkeypatch: pytest.MonkeyPatch) -> list[date]:
+    """Today is DAY until a test changes ``fixed_day[0]``."""
+    today = [DAY]
+    monkeypatch.setattr(boards, "today", lambda: today[0])
+    return today
+
+
+@pytest.fixture(autouse=True)
+def no_sockets(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Events go nowhere (sync tests have no channel layer listeners)."""
+    monkeypatch.setattr(events, "_send_on_commit", lambda *args: None)
+    monkeypatch.setattr(events, "_deliver", lambda *args: None)
+
+
+def post(client: Client, path: str, body: dict[str, Any]) -> tuple[int, dict]:
+    response = client.post(path, json.dumps(body), content_type="application/json")
+    return response.status_code, response.json()
+
+
+def get(client: Client, path: str) -> dict:
+    response = client.get(path)
+    assert response.status_code == 200
+    return response.json()
+
+
+def start(client: Client, nickname: str) -> tuple[dict, Round, Player]:
+    """POST /api/daily; the attempt's round (started at once, as the engine does) and player."""
+    status, data = post(client, "/api/daily", {"nickname": nickname})
+    assert status == 201, data
+    round_ = Round.objects.get(room__code=data["room"]["code"], number=1)
+    return data, round_, Player.objects.get(pk=data["player"]["id"])
+
+
+def begin(round_: Round) -> None:
+    """What the prepare task and the countdown do: solve the board, open the round."""
+    assert rounds.do_prepare_round(round_.id)
+    Round.objects.filter(pk=round_.pk).update(starts_at=timezone.now() - timedelta(seconds=1))
+
+
+def play(round_: Round, player: Player, entries: list[str]) -> None:
+    """Run the round through the engine: begin, the player's entries, end."""
+    begin(round_)
+    for entry in entries:
+        words.do_submit_word(player, entry)
+    assert rounds.do_end_round(round_.id)
+
+
+def words_of(round_: Round, count: int) -> list[str]:
+    """The best ``count`` words on the round's board (its solution, highest points first)."""
+    round_.refresh_from_db()
+    return [word for word, _points, _path in round_.solution[:count]]
+
+
+def test_two_players_get_the_same_board_in_solo_rooms_started_at_once() -> None:
+    ann, ann_round, _ = start(Client(), "Ann")
+    bob, bob_round, _ = start(Client(), "Bob")
+    assert ann["room"]["code"] != bob["room"]["code"]
+    assert ann_round.board == bob_round.board == DailyBoard.objects.get(date=DAY).board
+    for data, round_ in ((ann, ann_round), (bob, bob_round)):
+        assert data["daily"] == {"date": "2026-05-01", "counts": True}
+        assert data["player"]["token"] and data["room"]["daily"]["status"] == "playing"
+        assert (round_.rows, round_.cols, round_.round_seconds) == (4, 4, 180)
+        assert round_.dictionary == "english"
+        assert round_.status == Round.Status.PREPARING  # no lobby: started with the room
+    assert DailyBoard.objects.get(date=DAY).word_count >= 60
+
+
+def test_the_score_is_recorded_when_the_round_ends() -> None:
+    client = Client()
+    _, round_, ann = start(client, "Ann")
+    begin(round_)
+    found = words_of(round_, 3)
+    for word in found:
+        words.do_submit_word(ann, word)
+    words.do_submit_word(ann, "zzzz")  # refused: scores nothing
+    assert get(client, "/api/daily")["leaderboard"] == []  # not before the end
+    assert rounds.do_end_round(round_.id)
+    score = DailyScore.objects.get(date=DAY)
+    round_.refresh_from_db()
+    points = {word: pts for word, pts, _ in round_.solution}
+    assert (score.nickname, score.words) == ("Ann", 3)
+    assert score.points == sum(points[word] for word in found) > 0
+    assert score.best_word == found[0]
+    assert score.finished_at == round_.ended_at
+    daily = get(client, "/api/daily")
+    entry = {
+        "rank": 1,
+        "nickname": "Ann",
+        "points": score.points,
+        "words": 3,
+        "best_word": found[0],
+    }
+    assert daily["leaderboard"] == [entry]
+    assert daily["played"] == entry and daily["playing"] is None
+    assert daily["date"] == "2026-05-01" and daily["round_seconds"] == 180
+    # Another device has not played.
+    assert get(Client(), "/api/daily")["played"] is None
+    # The room's state says where the attempt landed.
+    room_state = get(client, f"/api/rooms/{round_.room.code}")["room"]
+    assert room_state["daily"] == {"date": "2026-05-01", "status": "counted", "entry": entry}
+
+
+def test_one_entry_per_nickname_a_day_later_attempts_are_practice() -> None:
+    client = Client()
+    _, first, ann = start(client, "Ann")
+    play(first, ann, [])
+    first_points = DailyScore.objects.get(date=DAY).points
+    # Same nickname, other spelling: the same entry; this attempt is practice.
+    again, second, ann_again = start(client, "ANN")
+    assert again["daily"]["counts"] is False
+    assert again["room"]["daily"]["status"] == "practice"
+    begin(second)
+    for word in words_of(second, 5):
+        words.do_submit_word(ann_again, word)
+    assert rounds.do_end_round(second.id)
+    assert DailyScore.objects.filter(date=DAY).count() == 1
+    assert DailyScore.objects.get(date=DAY).points == first_points == 0
+    assert DailyGame.objects.get(room=second.room).counted is False
+    state = get(client, f"/api/rooms/{second.room.code}")["room"]["daily"]
+    assert state["status"] == "practice" and state["entry"]["points"] == 0
+    # A later round in the same daily room (a random board) is not an attempt either.
+    assert Round.objects.filter(room=second.room).count() == 1
+
+
+def test_the_leaderboard_orders_by_points_then_earlier_finish() -> None:
+    now = timezone.now()
+    for nickname, points, minutes in (("Cy", 5, 1), ("Ann", 9, 3), ("Bob", 5, 0), ("Di", 2, 0)):
+        DailyScore.objects.create(
+            date=DAY,
+            nickname=nickname,
+            nickname_key=nickname.lower(),
+            points=points,
+            words=points,
+            best_word="word",
+            finished_at=now + timedelta(minutes=minutes),
+        )
+    DailyScore.objects.create(  # another day's entry is not on today's board
+        date=DAY - timedelta(days=1),
+        nickname="Eve",
+        nickname_key="eve",
+        points=50,
+        words=1,
+        best_word="x",
+        finished_at=now,
+    )
+    board = get(Client(), "/api/daily")["leaderboard"]
+    assert [(e["rank"], e["nickname"], e["points"]) for e in board] == [
+        (1, "Ann", 9),
+        (2, "Bob", 5),
+        (3, "Cy", 5),
+        (4, "Di", 2),
+    ]
+    assert get(Client(), "/api/daily?nickname=cy")["played"]["rank"] == 3
+
+
+def test_others_cannot_join_a_daily_room() -> None:
+    data, _, _ = start(Client(), "Ann")
+    status, body = post(Client(), f"/api/rooms/{data['room']['code']}/join", {"nickname": "Bob"})
+    assert status == 403
+    assert body["error"]["code"] == "solo_room"
+    assert Player.objects.filter(room__code=data["room"]["code"]).count() == 1
+    # Ordinary rooms still take players.
+    room, _ = rooms.do_create_room("Ann")
+    assert rooms.do_join_room(room, "Bob").nickname == "Bob"
+
+
+def test_the_date_change_brings_a_new_board(fixed_day: list[date]) -> None:
+    client = Client()
+    _, before, ann = start(client, "Ann")
+    fixed_day[0] = DAY + timedelta(days=1)
+    _, after, _ = start(Client(), "Bob")
+    assert before.board != after.board
+    assert DailyBoard.objects.count() == 2
+    # Ann's round, begun on DAY, ends after the change: it counts for DAY.
+    play(before, ann, [])
+    assert DailyScore.objects.get(nickname="Ann").date == DAY
+    today = get(client, "/api/daily")
+    assert today["date"] == "2026-05-02" and today["leaderboard"] == []
+    assert today["played"] is None  # this device's attempts were of yesterday
+
+
+def test_a_failing_leaderboard_never_stops_the_round_ending(monkeypatch) -> None:
+    _, round_, ann = start(Client(), "Ann")
+
+    def broken(*args: Any, **kwargs: Any) -> None:
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(DailyScore.objects, "create", broken)
+    play(round_, ann, [])
+    round_.refresh_from_db()
+    assert round_.status == Round.Status.ENDED
+    assert not DailyScore.objects.exists()
+
+
+def test_the_device_sees_its_running_attempt() -> None:
+    client = Client()
+    data, _, _ = start(client, "Ann")
+    code = data["room"]["code"]
+    assert get(client, "/api/daily")["playing"] == {"code": code, "url": f"/r/{code}/"}
+
+
+def test_an_attempt_needs_a_nickname() -> None:
+    status, body = post(Client(), "/api/daily", {})
+    assert status == 400 and body["error"]["code"] == "invalid"
+    assert not DailyGame.objects.exists()
+
+
+def test_practice_starts_a_round_of_the_chosen_size_at_once() -> None:
+    client = Client()
+    status, data = post(
+        client, "/api/practice", {"nickname": "Ann", "settings": {"board_size": "5x5"}}
+    )
+    assert status == 201, data
+    round_ = Round.objects.get(room__code=data["room"]["code"])
+    assert (round_.rows, round_.cols, round_.status) == (5, 5, Round.Status.PREPARING)
+    assert data["room"]["daily"] is None
+    # The player is this browser: the room page shows the round, not the join form.
+    assert get(client, f"/api/rooms/{data['room']['code']}")["room"]["you"] == data["player"]["id"]
+    status, data = post(
+        client, "/api/practice", {"nickname": "Ann", "settings": {"board_size": "9x9"}}
+    )
+    assert status == 400 and data["error"]["code"] == "invalid"
+
+
+def test_the_full_leaderboard_page_lists_the_day_and_marks_mine() -> None:
+    client = Client()
+    _, round_, ann = start(client, "Ann")
+    play(round_, ann, [])
+    DailyScore.objects.create(
+        date=DAY,
+        nickname="Bob",
+        nickname_key="bob",
+        points=7,
+        words=4,
+        best_word="tales",
+        finished_at=timezone.now(),
+    )
+    page = client.get("/daily/").content.decode()
+    assert page.index("Bob") < page.index("Ann")
+    assert "TALES" in page and 'class="mine"' in page
+    assert "You are #2" in page
+    # Another day, and no peeking at tomorrow's (it is today's instead).
+    assert "Nobody has played" in client.get("/daily/?date=2026-04-30").content.decode()
+    assert "Bob" in client.get("/daily/?date=2030-01-01").content.decode()
+
+
+def test_staff_see_boards_attempts_and_scores_in_the_admin(admin_client: Client) -> None:
+    start(Client(), "Ann")
+    for model in ("dailyboard", "dailygame", "dailyscore"):
+        response = admin_client.get(f"/admin/daily/{model}/")
+        assert response.status_code == 200, model
+    assert "2026" in admin_client.get("/admin/daily/dailyboard/").content.decode()

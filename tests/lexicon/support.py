@@ -1,0 +1,37 @@
+"""The compiled definitions for tests that read the real sources (Debian's wordnet-base,
+dict-freedict-nld-eng, dict-freedict-fra-eng): built once into the default folder, which
+the test server reads too. Without a package those tests skip, saying which one to
+install, except under CI=true, where they fail (CI must not pass without them)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from boggle_site.env import get_bool
+from lexicon.build import build, sources
+from lexicon.store import definitions_dir
+
+# Languages built (or found current) in this test process: checked once, not per test.
+_ready: set[str] = set()
+HINT = "apt-get install wordnet-base dict-freedict-nld-eng dict-freedict-fra-eng (bin/test does it as root)"
+
+
+def require_definitions(*languages: str) -> Path:
+    """Build the languages' files (a no-op when current) and return their folder."""
+    known = sources()
+    for language in languages:
+        if language in _ready:
+            continue
+        source = known[language]
+        missing = source.missing()
+        if missing:
+            message = f"{missing[0]} is missing (Debian {source.debian_package}): {HINT}"
+            if get_bool(os.environ, "CI"):
+                pytest.fail(f"{message}. CI=true: the definition tests must run.")
+            pytest.skip(message)
+        build(source, definitions_dir())
+        _ready.add(language)
+    return definitions_dir()

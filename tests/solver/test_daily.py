@@ -1,0 +1,95 @@
+"""The daily board: deterministic per date, rich enough, quick to derive."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+from solver import parse_board, solve
+from solver.board import Board
+from solver.compiler import compile_lexicon
+from solver.daily import (
+    LONG_WORD,
+    MAX_ROLLS,
+    MIN_LONG_WORDS,
+    MIN_WORDS,
+    daily_board,
+    daily_seed,
+    is_rich,
+)
+from solver.dice import CLASSIC_1992, roll
+from solver.lexicon import Lexicon
+from solver.wordrules import LexiconRules
+
+DAY = date(2026, 3, 14)
+
+
+def test_same_date_same_board(english: Lexicon) -> None:
+    """Two derivations of one date agree, board and roll number."""
+    first, second = daily_board(DAY, english), daily_board(DAY, english)
+    assert first.board == second.board
+    assert first.roll_number == second.roll_number
+
+
+def test_board_is_pinned_for_a_date(english: Lexicon) -> None:
+    """The seed is text, so the board is the same on every machine: a known date's board
+    stays what it was (a change here changes everyone's history)."""
+    assert daily_seed(DAY, 2) == "2026-03-14:boggle-daily-v1:2"
+    board = daily_board(DAY, english).board
+    assert board.rows == board.cols == 4
+    assert daily_board(date(2026, 3, 14), english).board.to_text() == board.to_text()
+
+
+def test_different_dates_differ(english: Lexicon) -> None:
+    boards = {daily_board(DAY + timedelta(days=n), english).board.to_text() for n in range(30)}
+    assert len(boards) == 30
+
+
+def test_a_poor_first_roll_is_rolled_again(english: Lexicon) -> None:
+    """Some date's first roll is below the floor; its board is a later, rich roll."""
+    for n in range(365):
+        day = DAY + timedelta(days=n)
+        found = daily_board(day, english)
+        if found.roll_number > 0:
+            break
+    else:
+        raise AssertionError("no date in a year needed a second roll")
+    assert found.rich_enough
+    assert not is_rich(solve(daily_board_roll(day, 0), english))
+
+
+def daily_board_roll(day: date, roll_number: int) -> Board:
+    return roll(CLASSIC_1992, daily_seed(day, roll_number))
+
+
+def test_a_year_of_dates_all_reach_the_floor(english: Lexicon) -> None:
+    """365 consecutive dates each get a board with enough words and long words, from the
+    classic dice, within a few rolls (so deriving a date stays quick)."""
+    for n in range(365):
+        found = daily_board(date(2027, 1, 1) + timedelta(days=n), english)
+        words = found.solution.words
+        assert len(words) >= MIN_WORDS
+        assert sum(len(w.word) >= LONG_WORD for w in words) >= MIN_LONG_WORDS
+        assert found.roll_number < 20
+        # Each cell shows a face of a different classic die.
+        assert len(found.board.faces) == len(CLASSIC_1992.dice)
+
+
+def test_a_tiny_lexicon_gets_the_richest_roll() -> None:
+    """With a lexicon no board can satisfy, the result is still a board: the first of the
+    rolls with the most words, after MAX_ROLLS tries."""
+    tiny, _ = compile_lexicon(["cat", "dog", "tea", "eat", "ate", "set", "ten"], LexiconRules())
+    found = daily_board(DAY, tiny)
+    assert not found.rich_enough
+    counts = [len(solve(daily_board_roll(DAY, n), tiny)) for n in range(MAX_ROLLS)]
+    assert len(found.solution) == max(counts)
+    assert found.roll_number == counts.index(max(counts))
+
+
+def test_is_rich_needs_long_words_too(english: Lexicon) -> None:
+    """A board with many words but too few long ones is not a daily board."""
+    many_short = solve(parse_board("aeol iejm pdls orkf"), english)
+    assert len(many_short) >= MIN_WORDS
+    assert sum(len(w.word) >= LONG_WORD for w in many_short.words) < MIN_LONG_WORDS
+    assert not is_rich(many_short)
+    assert not is_rich(solve(parse_board("xxxx xxxx xxxx xxxx"), english))
+    assert is_rich(daily_board(DAY, english).solution)
