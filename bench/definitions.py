@@ -5,9 +5,9 @@
 Rolls seeded boards (seeds 0..N-1), solves each with every language's dictionary
 (english, english-common, dutch, french: Dutch and French need Debian's wdutch and wfrench),
 and looks every word of the solution sets up in the compiled definitions (python -m lexicon
-build: WordNet, FreeDict). Prints, per dictionary, the share of the words (counted once per
-board they are on, and once overall) with a definition, and the files' sizes, opening time
-and look-up time.
+build: WordNet then GCIDE for English, FreeDict). Prints, per dictionary, the share of the
+words (counted once per board they are on, and once overall) with a definition, the share
+each source defines, and the files' sizes, opening time and look-up time.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from lexicon.store import DefinitionStore, fold, store_path  # noqa: E402
+from lexicon.store import DefinitionStore, fold, language_files, lookup, store_path  # noqa: E402
 from solver import dictionaries, roll, solve  # noqa: E402
 from solver.errors import LexiconError  # noqa: E402
 
@@ -54,6 +54,7 @@ def main() -> None:
         started = time.perf_counter()
         store = DefinitionStore(path)
         open_ms = (time.perf_counter() - started) * 1000
+        lookup(entry.language, "a")  # opens the language's later files (GCIDE) too
         lexicon = dictionaries.load(name)
         on_boards: list[str] = []
         for board in boards:
@@ -62,13 +63,15 @@ def main() -> None:
         times: list[float] = []
         defined: set[str] = set()
         through_lemma = 0  # defined through another form: "wolves" by "wolf"
+        by_source: dict[str, int] = {}
         for word in unique:
             before = time.perf_counter()
-            found = store.lookup(word)
+            found = lookup(entry.language, word)
             times.append(time.perf_counter() - before)
             if found is not None:
                 defined.add(word)
                 through_lemma += fold(found.lemma) != word
+                by_source[found.source] = by_source.get(found.source, 0) + 1
         times.sort()
         per_board = sum(word in defined for word in on_boards) / max(len(on_boards), 1)
         overall = len(defined) / max(len(unique), 1)
@@ -79,8 +82,17 @@ def main() -> None:
             f"{through_lemma / max(len(unique), 1):.1%} of them through a lemma "
             f"(e.g. undefined: {', '.join(missing)})"
         )
+        sources = ", ".join(
+            f"{source} {count / max(len(unique), 1):.1%}" for source, count in by_source.items()
+        )
+        sizes = ", ".join(
+            f"{store_path(name).name} {store_path(name).stat().st_size / 1e6:.1f} MB"
+            for name in language_files(entry.language)
+            if store_path(name).is_file()
+        )
+        print(f"  distinct words defined by source: {sources}")
         print(
-            f"  {path.name}: {path.stat().st_size / 1e6:.1f} MB, opened in {open_ms:.1f} ms, "
+            f"  {sizes}; {path.name} opened in {open_ms:.1f} ms, "
             f"look-up median {statistics.median(times) * 1e6:.0f} µs, "
             f"p95 {times[int(0.95 * (len(times) - 1))] * 1e6:.0f} µs"
         )

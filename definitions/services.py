@@ -26,7 +26,7 @@ MAX_WORD_LENGTH = 40
 _LANGUAGE_OR_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
 _LANGUAGE_CODE = re.compile(r"[a-z]{2,3}(?:-[a-z0-9]{2,8})*")
 # Languages the build compiles a source for.
-COMPILED_LANGUAGES = frozenset(sources())
+COMPILED_LANGUAGES = frozenset(source.language for source in sources().values())
 
 
 def check_language(name: str) -> str:

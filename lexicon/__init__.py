@@ -1,8 +1,9 @@
-"""Word meanings for the results, compiled offline: English from WordNet, Dutch and French
-from FreeDict's translation glosses. Plain Python (no Django); ``definitions/`` adapts it.
+"""Word meanings for the results, compiled offline: English from WordNet (then GCIDE for the
+words WordNet lacks), Dutch and French from FreeDict's translation glosses. Plain Python
+(no Django); ``definitions/`` adapts it.
 
 ``python -m lexicon build`` compiles the sources the machine has (Debian ``wordnet-base``,
-``dict-freedict-nld-eng``, ``dict-freedict-fra-eng``) into ``BOGGLE_DEFINITIONS_DIR``
+``dict-gcide``, ``dict-freedict-nld-eng``, ``dict-freedict-fra-eng``) into ``BOGGLE_DEFINITIONS_DIR``
 (default ``var/definitions``); ``lexicon.store.lookup`` reads them.
 """
 

@@ -1,19 +1,21 @@
 """Compiling the definition sources the machine has into the files the site reads.
 
-Each language has one source: English WordNet (``wordnet-base``), Dutch and French FreeDict's
-English translations (``dict-freedict-nld-eng``, ``dict-freedict-fra-eng``). A missing
-package is reported and the other languages are still built; the site then shows "no
-definition available" with the Wiktionary link for that language.
+Each source is one file: English WordNet (``wordnet-base``) then GCIDE (``dict-gcide``, asked
+only for words WordNet has nothing for), Dutch and French FreeDict's English translations
+(``dict-freedict-nld-eng``, ``dict-freedict-fra-eng``). A missing package is reported and the
+other sources are still built; a language without any then shows "no definition available"
+with the Wiktionary link.
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from lexicon import freedict, wordnet
+from lexicon import dictd, freedict, gcide, wordnet
 from lexicon.store import (
     FORMAT,
     MAX_SENSES_PER_POS,
@@ -24,6 +26,9 @@ from lexicon.store import (
     write_store,
 )
 
+# GCIDE's cross-reference: a sense that is only "See Abraid."
+_SEE = re.compile(r"See ([A-Za-z]+)\.")
+
 
 class SourceMissing(Exception):
     """A source's files are not installed; the message says which package to install."""
@@ -31,8 +36,9 @@ class SourceMissing(Exception):
 
 @dataclass(frozen=True)
 class Source:
+    name: str  # its file's name: the language ("en"), or "en-gcide" for a later source
     language: str
-    kind: str  # "wordnet" or "freedict"
+    kind: str  # "wordnet", "gcide" or "freedict"
     debian_package: str
     files: tuple[Path, ...]
     licence: str
@@ -49,29 +55,41 @@ def _wordnet_files(directory: Path) -> tuple[Path, ...]:
 
 
 def sources(
-    wordnet_dir: Path = wordnet.WORDNET_DIR, dictd_dir: Path = freedict.DICTD_DIR
+    wordnet_dir: Path = wordnet.WORDNET_DIR, dictd_dir: Path = dictd.DICTD_DIR
 ) -> dict[str, Source]:
-    """The source of each language, looked for in these folders (Debian's by default)."""
+    """The sources by file name (a language's in look-up order: ``store.language_files``),
+    looked for in these folders (Debian's by default)."""
     return {
         "en": Source(
+            "en",
             "en",
             "wordnet",
             wordnet.DEBIAN_PACKAGE,
             _wordnet_files(wordnet_dir),
             "WordNet 3.0 licence (Princeton University; permissive, see the wordnet-base package)",
         ),
+        "en-gcide": Source(
+            "en-gcide",
+            "en",
+            "gcide",
+            gcide.DEBIAN_PACKAGE,
+            dictd.dictionary_files(gcide.DICTIONARY, dictd_dir),
+            "GPL-2+ (GCIDE, the Collaborative International Dictionary of English; see the dict-gcide package)",
+        ),
         "nl": Source(
+            "nl",
             "nl",
             "freedict",
             "dict-freedict-nld-eng",
-            freedict.dictionary_files("freedict-nld-eng", dictd_dir),
+            dictd.dictionary_files("freedict-nld-eng", dictd_dir),
             "GPL (FreeDict Dutch-English; see the dict-freedict-nld-eng package)",
         ),
         "fr": Source(
             "fr",
+            "fr",
             "freedict",
             "dict-freedict-fra-eng",
-            freedict.dictionary_files("freedict-fra-eng", dictd_dir),
+            dictd.dictionary_files("freedict-fra-eng", dictd_dir),
             "GPL-2+ (FreeDict French-English; see the dict-freedict-fra-eng package)",
         ),
     }
@@ -79,7 +97,7 @@ def sources(
 
 @dataclass(frozen=True)
 class BuildResult:
-    language: str
+    name: str
     path: Path
     compiled: bool  # False: the file was already up to date
     words: int
@@ -87,7 +105,7 @@ class BuildResult:
 
     def summary(self) -> str:
         state = "compiled" if self.compiled else "up to date"
-        return f"{self.language}: {state}, {self.words:,} words, {self.size / 1e6:.1f} MB ({self.path})"
+        return f"{self.name}: {state}, {self.words:,} words, {self.size / 1e6:.1f} MB ({self.path})"
 
 
 def source_digest(source: Source) -> str:
@@ -99,21 +117,21 @@ def source_digest(source: Source) -> str:
 
 
 def build(source: Source, directory: Path | None = None, force: bool = False) -> BuildResult:
-    """Compile one language's source unless its file is up to date; raises SourceMissing."""
+    """Compile one source unless its file is up to date; raises SourceMissing."""
     missing = source.missing()
     if missing:
         raise SourceMissing(
-            f"{source.language}: {missing[0]} is missing; install it with: "
+            f"{source.name}: {missing[0]} is missing; install it with: "
             f"apt-get install {source.debian_package}"
         )
-    target = store_path(source.language, directory)
+    target = store_path(source.name, directory)
     digest = source_digest(source)
     if not force and target.is_file():
         try:
             current = DefinitionStore(target)
             if current.meta.get("source_digest") == digest:
                 return BuildResult(
-                    source.language,
+                    source.name,
                     target,
                     False,
                     int(current.meta.get("entries", 0)),
@@ -131,10 +149,14 @@ def build(source: Source, directory: Path | None = None, force: bool = False) ->
     if source.kind == "wordnet":
         entries, exceptions, weights = compile_wordnet(source.files[0].parent)
         size = write_store(target, entries, {**meta, "morphy": True}, exceptions, weights)
+    elif source.kind == "gcide":
+        entries = compile_gcide(source.files[0], source.files[1])
+        # morphy finds a form's lemmas in it too ("zaxes" -> "zax"), without irregular forms.
+        size = write_store(target, entries, {**meta, "morphy": True, "word_first": True})
     else:
         entries = compile_freedict(source.files[0], source.files[1])
         size = write_store(target, entries, meta)
-    return BuildResult(source.language, target, True, len(entries), size)
+    return BuildResult(source.name, target, True, len(entries), size)
 
 
 def compile_wordnet(
@@ -204,3 +226,45 @@ def compile_freedict(index_path: Path, data_path: Path) -> dict[str, list[tuple[
         lower = [item for item in found if not item[0][:1].isupper()]
         entries[key] = lower or found
     return dict(entries)
+
+
+def compile_gcide(index_path: Path, data_path: Path) -> dict[str, list[tuple[str, Senses]]]:
+    """The entries of the headwords a board can spell (single words of letters a-z), a
+    headword's parts of speech in GCIDE's order, at most three senses of each."""
+    entries: dict[str, list[tuple[str, Senses]]] = defaultdict(list)
+    for index_headword, entry in gcide.read_dictionary(index_path, data_path):
+        key = index_headword.lower()
+        if not wordnet.is_plain_word(key):
+            continue
+        # Webster's capitalises every headword ("Dog"): names cannot be told apart.
+        headword = entry.headword.lower()
+        senses = [(entry.part_of_speech, text) for text in entry.senses[:MAX_SENSES_PER_POS]]
+        found = entries[key]
+        same = next((item for item in found if item[0] == headword), None)
+        if same is None:
+            found.append((headword, senses))
+            continue
+        kept = sum(1 for part, _ in same[1] if part == entry.part_of_speech)
+        room = MAX_SENSES_PER_POS - kept
+        same[1].extend([sense for sense in senses if sense not in same[1]][: max(room, 0)])
+    return {key: _follow_references(found, entries) for key, found in entries.items()}
+
+
+def _follow_references(
+    found: list[tuple[str, Senses]], entries: dict[str, list[tuple[str, Senses]]]
+) -> list[tuple[str, Senses]]:
+    """GCIDE's cross-references ("See Abraid.") are left out where a headword has senses of
+    its own; a headword with nothing else gets the other headword's entries instead, as a
+    form of it ("abray" -> "abraid")."""
+    kept = [
+        (headword, own)
+        for headword, senses in found
+        if (own := [sense for sense in senses if not _SEE.fullmatch(sense[1])])
+    ]
+    if kept:
+        return kept
+    reference = _SEE.fullmatch(found[0][1][0][1]) if found and found[0][1] else None
+    target = entries.get(reference[1].lower(), []) if reference else []
+    if target and all(not _SEE.fullmatch(text) for _, senses in target for _, text in senses):
+        return target
+    return found

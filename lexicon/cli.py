@@ -40,19 +40,24 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run_build(args: argparse.Namespace) -> int:
     known = sources()
-    unknown = [language for language in args.languages if language not in known]
+    languages = list(dict.fromkeys(source.language for source in known.values()))
+    unknown = [language for language in args.languages if language not in languages]
     if unknown:
-        print(f"error: unknown language {unknown[0]!r}; known: {' '.join(known)}", file=sys.stderr)
+        print(
+            f"error: unknown language {unknown[0]!r}; known: {' '.join(languages)}",
+            file=sys.stderr,
+        )
         return 2
     directory = args.dir or definitions_dir()
     missing: list[str] = []
-    for language in args.languages or list(known):
+    wanted = set(args.languages or languages)
+    for source in (source for source in known.values() if source.language in wanted):
         try:
-            print(build(known[language], directory, force=args.force).summary())
+            print(build(source, directory, force=args.force).summary())
         except SourceMissing:
-            # The others still build; the site links to Wiktionary for this language.
-            print(f"{language}: no definitions ({known[language].debian_package} is not installed)")
-            missing.append(known[language].debian_package)
+            # The others still build; the site links to Wiktionary for what has no definition.
+            print(f"{source.name}: no definitions ({source.debian_package} is not installed)")
+            missing.append(source.debian_package)
     if missing:
         print(
             f"hint: for definitions, install: sudo apt-get install {' '.join(missing)}",

@@ -1,9 +1,5 @@
-"""Reading a FreeDict dictionary in the dictd format (Debian ``dict-freedict-*``).
-
-A dictionary is two files in ``/usr/share/dictd``: ``NAME.index``, one line per headword,
-"headword<TAB>offset<TAB>length" with the numbers in dictd's base 64, and ``NAME.dict.dz``,
-the entries' text, gzip-compressed (dictzip is gzip with a seek table; Python reads it as
-gzip). An entry reads::
+"""Reading a FreeDict dictionary (Debian ``dict-freedict-*``; the dictd files are read by
+``lexicon.dictd``). An entry reads::
 
     abattis /abati/ <n, masc>
     1. debris, rubbish, rubble
@@ -14,15 +10,12 @@ gzip). An entry reads::
 
 from __future__ import annotations
 
-import gzip
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-DICTD_DIR = Path("/usr/share/dictd")
-B64_DIGITS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
-_B64_VALUE = {digit: value for value, digit in enumerate(B64_DIGITS)}
+from lexicon.dictd import read_entries
 
 # FreeDict's grammar tags and the part of speech shown to players.
 PARTS_OF_SPEECH = {
@@ -52,25 +45,6 @@ class FreeDictEntry:
     translations: tuple[str, ...]
 
 
-def decode_number(text: str) -> int:
-    """A dictd index number: base 64, most significant digit first ("8m" -> 2022)."""
-    value = 0
-    for digit in text:
-        value = value * 64 + _B64_VALUE[digit]
-    return value
-
-
-def read_index(path: Path) -> Iterator[tuple[str, int, int]]:
-    """(headword, offset, length) for each line of a ``.index`` file, dictd's own
-    ``00database...`` entries left out."""
-    with path.open(encoding="utf-8") as lines:
-        for line in lines:
-            fields = line.rstrip("\n").split("\t")
-            if len(fields) != 3 or fields[0].startswith("00database"):
-                continue
-            yield fields[0].strip(), decode_number(fields[1]), decode_number(fields[2])
-
-
 def parse_entry(text: str) -> FreeDictEntry | None:
     """One entry's text: its head line (headword, pronunciation, grammar) and its
     translations, one per numbered line or the single line."""
@@ -95,14 +69,7 @@ def parse_entry(text: str) -> FreeDictEntry | None:
 
 def read_dictionary(index_path: Path, data_path: Path) -> Iterator[tuple[str, FreeDictEntry]]:
     """(index headword, entry) for every entry of a dictionary."""
-    with gzip.open(data_path) as compressed:
-        data = compressed.read()
-    for headword, offset, length in read_index(index_path):
-        entry = parse_entry(data[offset : offset + length].decode("utf-8", errors="replace"))
+    for headword, text in read_entries(index_path, data_path):
+        entry = parse_entry(text)
         if entry is not None:
             yield headword, entry
-
-
-def dictionary_files(name: str, directory: Path = DICTD_DIR) -> tuple[Path, Path]:
-    """The index and data files of a dictd dictionary, e.g. ``freedict-nld-eng``."""
-    return directory / f"{name}.index", directory / f"{name}.dict.dz"

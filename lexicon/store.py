@@ -1,6 +1,7 @@
 """The compiled definitions file and looking a word up in it.
 
-One file per language, ``<language>.defs`` in the definitions directory: a marisa-trie
+One file per source, ``<language>.defs`` in the definitions directory (and ``en-gcide.defs``,
+asked for English words ``en.defs`` has nothing for: ``language_files``): a marisa-trie
 ``BytesTrie``, memory-mapped on load (every process shares its pages; opening costs a few
 milliseconds). Its keys are a one-letter kind then a word folded to what a board can spell
 (lower case, no accents):
@@ -78,8 +79,19 @@ def definitions_dir() -> Path:
     return Path(configured) if configured else DEFAULT_DIR
 
 
-def store_path(language: str, directory: Path | None = None) -> Path:
-    return (directory or definitions_dir()) / f"{language}{SUFFIX}"
+def store_path(name: str, directory: Path | None = None) -> Path:
+    """A compiled file: ``name`` is a language ("en") or a later source of one ("en-gcide")."""
+    return (directory or definitions_dir()) / f"{name}{SUFFIX}"
+
+
+# A language's files in look-up order: a later one is asked only when the earlier ones have
+# nothing for a word (English: WordNet, then GCIDE for the word-game words WordNet lacks).
+LATER_SOURCES = {"en": ("en-gcide",)}
+
+
+def language_files(language: str) -> tuple[str, ...]:
+    """The names of a language's files (``store_path``), in look-up order."""
+    return (language, *LATER_SOURCES.get(language, ()))
 
 
 def fold(word: str) -> str:
@@ -199,7 +211,8 @@ class DefinitionStore:
 
     def lemmas(self, word: str) -> list[tuple[str, str]]:
         """(lemma, pos) pairs the word may be a form of: WordNet's morphy when the file has
-        irregular forms (English), else the word itself when it has an entry, else the
+        irregular forms (English; the word's own entry first, of any part of speech, when
+        the file says ``word_first``: GCIDE), else the word itself when it has an entry, else the
         lemmas its regular endings point to (``lexicon.inflections``; pos is "")."""
         key = fold(word)
         if not self.meta.get("morphy"):
@@ -207,9 +220,14 @@ class DefinitionStore:
                 return [(key, "")]
             language = str(self.meta.get("language", ""))
             return [(lemma, "") for lemma in inflections.guess_lemmas(key, language, self.has_word)]
-        return wordnet.morphy(
+        found = wordnet.morphy(
             key, self._is_lemma, lambda form, pos: self._exceptions(form).get(pos, ())
         )
+        if self.meta.get("word_first") and self.has_word(key):
+            # The word's own entry whole, then the lemmas: GCIDE's "amid" is a preposition,
+            # a part of speech morphy does not know.
+            found = [(key, ""), *(pair for pair in found if pair[0] != key)]
+        return found
 
     def lookup(self, word: str) -> Entry | None:
         """The meanings of ``word`` (any form morphy resolves), or None."""
@@ -254,10 +272,10 @@ _open: dict[Path, tuple[float, DefinitionStore | None]] = {}
 _lock = threading.Lock()
 
 
-def open_store(language: str, directory: Path | None = None) -> DefinitionStore | None:
-    """The compiled file of a language, loaded once per process (again when rebuilt), or
+def open_store(name: str, directory: Path | None = None) -> DefinitionStore | None:
+    """A compiled file (``store_path``), loaded once per process (again when rebuilt), or
     None when there is none (its Debian package was not installed at build time)."""
-    path = store_path(language, directory)
+    path = store_path(name, directory)
     try:
         stamp = path.stat().st_mtime
     except OSError:
@@ -276,6 +294,11 @@ def open_store(language: str, directory: Path | None = None) -> DefinitionStore 
 
 
 def lookup(language: str, word: str, directory: Path | None = None) -> Entry | None:
-    """The meanings of ``word`` in ``language`` ("en", "nl", "fr"), or None."""
-    store = open_store(language, directory)
-    return store.lookup(word) if store else None
+    """The meanings of ``word`` in ``language`` ("en", "nl", "fr"), or None: from the
+    language's first file that has any (English: WordNet, else GCIDE)."""
+    for name in language_files(language):
+        store = open_store(name, directory)
+        entry = store.lookup(word) if store else None
+        if entry is not None:
+            return entry
+    return None

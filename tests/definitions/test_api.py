@@ -72,6 +72,18 @@ def test_a_staff_definition_of_a_word_no_source_knows(client: Client) -> None:
     assert body["wiktionary_url"] == "https://fr.wiktionary.org/wiki/%C3%89l%C3%A8ve"
 
 
+def test_a_word_only_gcide_has_is_answered_from_gcide(client: Client, english: Path) -> None:
+    require_definitions("en-gcide")
+    # "zax" (a slater's tool) is in word-game lists and Webster's, not in WordNet.
+    body = get(client, "english", "zaxes").json()
+    assert (body["word"], body["lemma"], body["source"]) == ("zaxes", "zax", "gcide")
+    assert body["senses"][0]["part_of_speech"] == "noun"
+    assert "slates" in body["senses"][0]["text"]
+    assert body["wiktionary_url"] == "https://en.wiktionary.org/wiki/zax"
+    # WordNet still answers first for a word it has.
+    assert get(client, "en", "dogs").json()["source"] == "wordnet"
+
+
 def test_a_word_without_definition_gets_a_wiktionary_search(client: Client, english: Path) -> None:
     body = get(client, "english", "qzxv").json()
     assert (body["lemma"], body["source"], body["senses"]) == (None, None, [])

@@ -1,5 +1,5 @@
 """The compiled definitions for tests that read the real sources (Debian's wordnet-base,
-dict-freedict-nld-eng, dict-freedict-fra-eng): built once into the default folder, which
+dict-gcide, dict-freedict-nld-eng, dict-freedict-fra-eng): built once into the default folder, which
 the test server reads too. Without a package those tests skip, saying which one to
 install, except under CI=true, where they fail (CI must not pass without them)."""
 
@@ -16,11 +16,15 @@ from lexicon.store import definitions_dir
 
 # Languages built (or found current) in this test process: checked once, not per test.
 _ready: set[str] = set()
-HINT = "apt-get install wordnet-base dict-freedict-nld-eng dict-freedict-fra-eng (bin/test does it as root)"
+HINT = (
+    "apt-get install wordnet-base dict-gcide dict-freedict-nld-eng dict-freedict-fra-eng"
+    " (bin/test does it as root)"
+)
 
 
 def require_definitions(*languages: str) -> Path:
-    """Build the languages' files (a no-op when current) and return their folder."""
+    """Build these files (a no-op when current; a language's name, or a later source's
+    such as "en-gcide") and return their folder."""
     known = sources()
     for language in languages:
         if language in _ready:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from lexicon import cli, freedict
+from lexicon import cli, dictd, freedict
 from lexicon.build import Source, SourceMissing, build, compile_freedict
 from lexicon.store import BLOCK_BYTES, DefinitionStore, lookup, store_path, write_store
 
@@ -24,14 +24,14 @@ ENTRIES = [
 def encode(number: int) -> str:
     digits = ""
     while True:
-        digits = freedict.B64_DIGITS[number % 64] + digits
+        digits = dictd.B64_DIGITS[number % 64] + digits
         number //= 64
         if not number:
             return digits
 
 
 def write_dictd(folder: Path, name: str = "freedict-tst-eng") -> tuple[Path, Path]:
-    index, data = freedict.dictionary_files(name, folder)
+    index, data = dictd.dictionary_files(name, folder)
     body = b""
     lines = ["00databaseshort\tA\tB"]
     for headword, text in ENTRIES:
@@ -44,8 +44,8 @@ def write_dictd(folder: Path, name: str = "freedict-tst-eng") -> tuple[Path, Pat
 
 
 def test_dictd_numbers_are_base_64() -> None:
-    assert freedict.decode_number("8m") == 60 * 64 + 38
-    assert freedict.decode_number(encode(123456)) == 123456
+    assert dictd.decode_number("8m") == 60 * 64 + 38
+    assert dictd.decode_number(encode(123456)) == 123456
 
 
 def test_an_entry_gives_headword_part_of_speech_and_translations() -> None:
@@ -112,8 +112,10 @@ def test_a_missing_package_is_named_and_the_other_languages_still_build(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     index, data = write_dictd(tmp_path)
-    present = Source("tst", "freedict", "dict-freedict-tst-eng", (index, data), "GPL")
-    absent = Source("nl", "freedict", "dict-freedict-nld-eng", (tmp_path / "none.index",), "GPL")
+    present = Source("tst", "tst", "freedict", "dict-freedict-tst-eng", (index, data), "GPL")
+    absent = Source(
+        "nl", "nl", "freedict", "dict-freedict-nld-eng", (tmp_path / "none.index",), "GPL"
+    )
     with pytest.raises(SourceMissing, match="apt-get install dict-freedict-nld-eng"):
         build(absent, tmp_path)
     monkeypatch.setattr(cli, "sources", lambda: {"nl": absent, "tst": present})

@@ -31,6 +31,7 @@ function sourceText(source) {
   if (source === "wordnet") return gettext("Source: WordNet 3.0 (Princeton University).");
   if (source === "freedict") return gettext("Source: FreeDict, English translations.");
   if (source === "staff") return gettext("Source: this site's staff.");
+  if (source === "gcide") return gettext("Source: GCIDE (Webster's 1913, revised).");
   return "";
 }
 

@@ -5,6 +5,7 @@
 
 import { getJSON } from "../lib/api.js";
 import { h } from "../lib/dom.js";
+import { tableHead } from "../lib/table.js";
 import { gettext, ngettext } from "../lib/i18n.js";
 import { faceText, percentText, pointsText } from "./format.js";
 import { roundLink } from "./share-round.js";
@@ -132,18 +133,12 @@ export class HistoryView {
       h(
         "table",
         { class: "scoreboard stats-table" },
-        h(
-          "thead",
-          {},
-          h(
-            "tr",
-            {},
-            h("th", { scope: "col", text: gettext("Player") }),
-            h("th", { scope: "col", class: "num", text: gettext("Words") }),
-            h("th", { scope: "col", class: "num", text: gettext("Points") }),
-            h("th", { scope: "col", class: "num", text: gettext("Share") }),
-          ),
-        ),
+        tableHead([
+          { text: gettext("Player") },
+          { text: gettext("Words"), class: "num" },
+          { text: gettext("Points"), class: "num" },
+          { text: gettext("Share"), class: "num" },
+        ]),
         h("tbody", {}, ...rows),
       ),
     );

@@ -3,32 +3,28 @@
 // length with the ones nobody found set apart. Picking a word lights its path.
 // House rules: a player challenges a word of theirs the dictionary refused, the room
 // votes on it (votes.js; the host may rule on others' challenges), and an accepted word
-// counts (marked so in words, not colour).
+// counts (marked so in words, not colour). What the read-only round page draws alike
+// (scoreboard, words, the board's paths) is in words-list.js.
 
 import { h } from "../lib/dom.js";
 import { gettext } from "../lib/i18n.js";
-import { countedWords, ordinal, percentText, pointsText, reasonText, roundRanks, wordsText } from "./format.js";
-import { BoardView } from "./board.js";
+import { percentText, pointsText, wordsText } from "./format.js";
 import { meaningButton } from "./definitions.js";
 import { replayButton } from "./replay.js";
 import { shareResultsButton } from "./share-results.js";
 import { shareRoundButtons } from "./share-round.js";
 import { ChallengeVotes } from "./votes.js";
+import { RoundWords } from "./words-list.js";
 
-// Groups with at most this many missed words show them open.
-const OPEN_MISSED_UP_TO = 15;
-
-export class ResultsView {
+export class ResultsView extends RoundWords {
   constructor(root, { store, onNextRound, onChallenge = () => false, onRule = () => false, onVote = () => false }) {
+    super(root.querySelector("#results-body"));
     this.root = root;
     this.store = store;
     this.title = root.querySelector("#results-title");
     this.summary = root.querySelector("#results-summary");
     this.nextButton = root.querySelector("#next-round");
     this.nextWait = root.querySelector("#next-wait");
-    this.body = root.querySelector("#results-body");
-    this.results = null;
-    this.selected = null;
     this.onChallenge = onChallenge;
     this.onRule = onRule;
     this.votes = new ChallengeVotes(store.state.code, { onVote, onRule });
@@ -100,16 +96,8 @@ export class ResultsView {
   }
 
   build(store, results) {
-    const boardBox = h("div", { class: "results-board" });
-    this.caption = h("p", { class: "selected-word", "aria-live": "polite", text: gettext("Pick a word to see it on the board.") });
-    const boardCard = h(
-      "section",
-      { class: "card board-card", "aria-label": gettext("The board") },
-      boardBox,
-      this.caption,
-    );
-    this.board = new BoardView(boardBox, { label: gettext("This round's board") });
-    this.board.setBoard(results.round);
+    const boardCard = this.boardCard(results, gettext("This round's board"));
+    const challenged = new Map(this.challenges(results).map((item) => [`${item.player_id}:${item.word}`, item]));
     const focused = document.activeElement && this.body.contains(document.activeElement)
       ? document.activeElement.dataset.focusKey
       : null;
@@ -117,10 +105,13 @@ export class ResultsView {
       h(
         "div",
         { class: "results-layout" },
-        this.scoreboard(store, results),
+        this.scoreboard(results, this.challengeList(store, results)),
         boardCard,
-        this.playersWords(store, results),
-        this.allWords(store, results),
+        this.playersWords(results, {
+          accepted: this.acceptedWords(results),
+          refusedExtras: (entry, word) => this.refusedExtras(store, results, challenged, entry, word),
+        }),
+        this.allWords(results, (entry) => entry.found_by.map((id) => this.nickname(id)).join(", ")),
         // Not in the board card: that one sticks to the top of a phone's screen.
         h(
           "section",
@@ -137,61 +128,6 @@ export class ResultsView {
       const fallback = this.body.querySelector("#challenges-title");
       (again && !again.disabled ? again : fallback || this.title).focus();
     }
-  }
-
-  scoreboard(store, results) {
-    const ranks = roundRanks(results.players);
-    const rows = results.players.map((entry, index) => {
-      const rank = ranks[index];
-      const counted = countedWords(entry);
-      return h(
-        "tr",
-        { class: entry.id === store.you ? "mine" : "" },
-        h(
-          "td",
-          { class: "rank" },
-          rank === 1 && entry.round_points > 0 ? h("span", { class: "trophy", "aria-hidden": "true", text: "★ " }) : null,
-          ordinal(rank),
-        ),
-        h(
-          "th",
-          { scope: "row", class: "who" },
-          h("span", { class: "nickname", text: entry.nickname }),
-          entry.id === store.you ? h("span", { class: "badge you", text: gettext("you") }) : null,
-          h(
-            "span",
-            { class: "share-of-max" },
-            h("span", { class: "share-bar", "aria-hidden": "true" }, h("span", { style: `width:${Math.min(100, entry.share_of_max * 100)}%` })),
-            h("span", { class: "share-note", text: gettext("%(words)s · %(share)s of max", { words: wordsText(counted), share: percentText(entry.share_of_max) }) }),
-          ),
-        ),
-        h("td", { class: "num", text: entry.round_points }),
-        h("td", { class: "num total", text: entry.total_points }),
-      );
-    });
-    return h(
-      "section",
-      { class: "card scoreboard-card", "aria-labelledby": "scores-title" },
-      h("h2", { id: "scores-title", text: gettext("Scores") }),
-      h(
-        "table",
-        { class: "scoreboard" },
-        h(
-          "thead",
-          {},
-          h(
-            "tr",
-            {},
-            h("th", { scope: "col", class: "rank", text: "#" }),
-            h("th", { scope: "col", text: gettext("Player") }),
-            h("th", { scope: "col", class: "num", text: gettext("Round") }),
-            h("th", { scope: "col", class: "num", text: gettext("Total") }),
-          ),
-        ),
-        h("tbody", {}, ...rows),
-      ),
-      this.challengeList(store, results),
-    );
   }
 
   /** Open and decided challenges, for everyone; voters vote and the host rules here. */
@@ -220,52 +156,12 @@ export class ResultsView {
     );
   }
 
-  playersWords(store, results) {
-    const accepted = this.acceptedWords(results);
-    const challenged = new Map(
-      this.challenges(results).map((item) => [`${item.player_id}:${item.word}`, item]),
-    );
-    const sections = results.players.map((entry) => {
-      const chips = entry.words.map((word) => {
-        let note = word.cancelled ? gettext("duplicate · 0") : `+${word.points}`;
-        if (accepted.has(word.word)) note += ` · ${gettext("accepted on challenge")}`;
-        return this.chip(word.word, word.path, {
-          note,
-          struck: word.cancelled,
-          kind: word.cancelled ? "cancelled" : "good",
-        });
-      });
-      const refused = entry.rejected.map((word) =>
-        h(
-          "li",
-          { class: "chip rejected", dataset: { word: word.word } },
-          h("s", { class: "chip-word", text: word.word }),
-          h("span", { class: "chip-note", text: reasonText(word) }),
-          meaningButton(word.word, results.round.dictionary, { compact: true }),
-          entry.id === store.you ? this.challengeControl(store, results, word, challenged.get(`${entry.id}:${word.word}`)) : null,
-        ),
-      );
-      return h(
-        "section",
-        { class: "player-words", dataset: { playerId: entry.id } },
-        h(
-          "h3",
-          {},
-          h("span", { class: "nickname", text: entry.nickname }),
-          h("span", { class: "muted", text: ` · ${pointsText(entry.round_points)}` }),
-        ),
-        chips.length ? h("ul", { class: "chips" }, ...chips) : h("p", { class: "hint", text: gettext("No words this round.") }),
-        refused.length
-          ? h("div", { class: "refused" }, h("h4", { text: gettext("Did not count") }), h("ul", { class: "chips" }, ...refused))
-          : null,
-      );
-    });
-    return h(
-      "section",
-      { class: "card", "aria-labelledby": "players-words-title" },
-      h("h2", { id: "players-words-title", text: gettext("Everyone's words") }),
-      ...sections,
-    );
+  /** A refused word's meaning button and, for my own, its challenge (`challenged` by "player:word"). */
+  refusedExtras(store, results, challenged, entry, word) {
+    return [
+      meaningButton(word.word, results.round.dictionary, { compact: true }),
+      entry.id === store.you ? this.challengeControl(store, results, word, challenged.get(`${entry.id}:${word.word}`)) : null,
+    ];
   }
 
   /** For one of my refused words: a Challenge button, or how its challenge stands. */
@@ -298,117 +194,17 @@ export class ResultsView {
     });
   }
 
-  allWords(store, results) {
-    const groups = new Map();
-    for (const entry of results.solution) {
-      const length = entry.word.length;
-      if (!groups.has(length)) groups.set(length, []);
-      groups.get(length).push(entry);
-    }
-    const lengths = [...groups.keys()].sort((a, b) => b - a);
-    const sections = lengths.map((length) => {
-      const words = groups.get(length).sort((a, b) => a.word.localeCompare(b.word));
-      const found = words.filter((entry) => entry.found_by.length);
-      const missed = words.filter((entry) => !entry.found_by.length);
-      const points = words[0].points;
-      const foundChips = found.map((entry) =>
-        this.chip(entry.word, entry.path, {
-          note: entry.found_by.map((id) => (id === store.you ? gettext("you") : this.store.nickname(id))).join(", "),
-          kind: entry.found_by.includes(store.you) ? "mine" : "found",
-        }),
-      );
-      const missedChips = missed.map((entry) =>
-        this.chip(entry.word, entry.path, { kind: "missed" }),
-      );
-      return h(
-        "section",
-        { class: "word-group", dataset: { length } },
-        h(
-          "h3",
-          {},
-          gettext("%(count)s letters", { count: length }),
-          h("span", {
-            class: "muted",
-            text: gettext(" · %(points)s each · %(found)s of %(all)s found", {
-              points: pointsText(points),
-              found: found.length,
-              all: words.length,
-            }),
-          }),
-        ),
-        foundChips.length ? h("ul", { class: "chips" }, ...foundChips) : null,
-        missedChips.length
-          ? h(
-              "details",
-              { class: "missed", open: missedChips.length <= OPEN_MISSED_UP_TO },
-              h("summary", {}, gettext("Nobody found (%(count)s)", { count: missedChips.length })),
-              h("ul", { class: "chips" }, ...missedChips),
-            )
-          : null,
-      );
-    });
-    return h(
-      "section",
-      { class: "card all-words", "aria-labelledby": "all-words-title" },
-      h("h2", { id: "all-words-title", text: gettext("All %(words)s", { words: wordsText(results.word_count) }) }),
-      results.word_count ? null : h("p", { class: "hint", text: gettext("No words fit this board.") }),
-      ...sections,
-    );
+  get you() {
+    return this.store.you;
   }
 
-  /** A word as a button that lights its path; `struck` words are crossed out and labelled. */
-  chip(word, path, { note = "", struck = false, kind = "" }) {
-    const detail = this.detail(word);
-    const button = h(
-      "button",
-      {
-        type: "button",
-        class: "chip-button",
-        "aria-pressed": "false",
-        "aria-label": `${word}: ${detail}`,
-        dataset: { word },
-        on: { click: () => this.select(button, word, path, detail) },
-      },
-      struck ? h("s", { class: "chip-word", text: word }) : h("span", { class: "chip-word", text: word }),
-      note ? h("span", { class: "chip-note", text: note }) : null,
-    );
-    return h("li", { class: `chip ${kind}` }, button);
+  /** Me as "you", anyone else by nickname. */
+  nickname(id) {
+    return id === this.store.you ? gettext("you") : this.store.nickname(id);
   }
 
-  /** What a word was worth this round, and to whom. */
-  detail(word) {
-    const results = this.results;
-    const entry = results.solution.find((item) => item.word === word);
-    if (!entry) return gettext("not on the board");
-    const points = pointsText(entry.points);
-    const finders = entry.found_by;
-    if (!finders.length) return gettext("%(points)s; nobody found it", { points });
-    if (finders.length > 1 && results.round.cancel_duplicates) {
-      return gettext("%(points)s, but found by %(names)s, so it scores for nobody", { points, names: this.names(finders) });
-    }
-    return gettext("%(points)s, found by %(names)s", { points, names: this.names(finders) });
-  }
-
-  select(button, word, path, detail) {
-    for (const pressed of this.body.querySelectorAll(".chip-button[aria-pressed=true]")) {
-      pressed.setAttribute("aria-pressed", "false");
-    }
-    if (this.selected === button) {
-      this.selected = null;
-      this.board.highlight([]);
-      this.caption.textContent = gettext("Pick a word to see it on the board.");
-      return;
-    }
-    this.selected = button;
-    button.setAttribute("aria-pressed", "true");
-    this.board.highlight(path || [], "show");
-    this.caption.replaceChildren(h("strong", { class: "caption-word", text: word }), h("span", { text: ` · ${detail}` }), meaningButton(word, this.results.round.dictionary));
-  }
-
-  /** "Ann", "Ann and you", "Ann, Bob and you". */
-  names(ids) {
-    const names = ids.map((id) => (id === this.store.you ? gettext("you") : this.store.nickname(id)));
-    if (names.length < 2) return names.join("");
-    return gettext("%(names)s and %(last)s", { names: names.slice(0, -1).join(", "), last: names[names.length - 1] });
+  /** A picked word's "What does it mean?" button. */
+  captionExtra(word) {
+    return meaningButton(word, this.results.round.dictionary);
   }
 }

@@ -6,6 +6,7 @@
 
 import { ApiError, postJSON } from "../lib/api.js";
 import { h } from "../lib/dom.js";
+import { tableHead } from "../lib/table.js";
 import { gettext } from "../lib/i18n.js";
 import { ordinal, pointsText, roundsText } from "./format.js";
 
@@ -190,17 +191,7 @@ export class StandingView {
       h(
         "table",
         { class: "standing-table" },
-        h(
-          "thead",
-          {},
-          h(
-            "tr",
-            {},
-            h("th", { scope: "col", class: "rank", text: "#" }),
-            h("th", { scope: "col", text: gettext("Player") }),
-            h("th", { scope: "col", class: "num", text: gettext("Total") }),
-          ),
-        ),
+        tableHead([{ text: "#", class: "rank" }, { text: gettext("Player") }, { text: gettext("Total"), class: "num" }]),
         h("tbody", {}, ...rows),
       ),
       h(

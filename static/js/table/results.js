@@ -3,6 +3,7 @@
 // the board, and the best words nobody found.
 
 import { h } from "../lib/dom.js";
+import { tableHead } from "../lib/table.js";
 import { gettext } from "../lib/i18n.js";
 import { BoardView } from "../room/board.js";
 import { countedWords, ordinal, percentText, pointsText, roundRanks, roundsText, wordsText } from "../room/format.js";
@@ -104,20 +105,14 @@ export class TableResults {
     return h(
       "table",
       { class: "table-ranking" },
-      h(
-        "thead",
-        {},
-        h(
-          "tr",
-          {},
-          h("th", { scope: "col", class: "rank", text: "#" }),
-          h("th", { scope: "col", text: gettext("Player") }),
-          h("th", { scope: "col", class: "num", text: gettext("Words") }),
-          h("th", { scope: "col", class: "num", text: gettext("Round") }),
-          h("th", { scope: "col", class: "num", text: gettext("Total") }),
-          h("th", { scope: "col", class: "num", text: gettext("Of max") }),
-        ),
-      ),
+      tableHead([
+        { text: "#", class: "rank" },
+        { text: gettext("Player") },
+        { text: gettext("Words"), class: "num" },
+        { text: gettext("Round"), class: "num" },
+        { text: gettext("Total"), class: "num" },
+        { text: gettext("Of max"), class: "num" },
+      ]),
       h("tbody", {}, ...rows),
     );
   }
