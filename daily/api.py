@@ -3,7 +3,6 @@ an attempt, a practice room. Views parse and authorise; daily.attempts does the 
 
 from __future__ import annotations
 
-import json
 from datetime import date
 from typing import Any
 
@@ -99,8 +98,11 @@ def _start_attempt(request: HttpRequest) -> JsonResponse:
     room, host, game = attempts.do_start_attempt(data.get("nickname"))
     remember_player(request.session, host)
     _remember_attempt(request.session, game.date, host)
-    return _with(
-        player_response(request, room, host, status=201),
+    return player_response(
+        request,
+        room,
+        host,
+        status=201,
         daily={"date": game.date.isoformat(), "counts": _counts(game)},
     )
 
@@ -114,12 +116,6 @@ def start_practice(request: HttpRequest) -> JsonResponse:
     room, host = practice.do_start_practice(data.get("nickname"), data.get("settings"))
     remember_player(request.session, host)
     return player_response(request, room, host, status=201)
-
-
-def _with(response: JsonResponse, **extra: Any) -> JsonResponse:
-    """games.api's answer (credentials and room state, as create and join give them) with
-    more fields."""
-    return JsonResponse({**json.loads(response.content), **extra}, status=response.status_code)
 
 
 def _counts(game: DailyGame) -> bool:

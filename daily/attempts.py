@@ -51,8 +51,10 @@ def record_round(sender: Any, round: Round, **kwargs: Any) -> None:
     """games.signals.round_ended: the first round of a daily room is its attempt. Its
     player's score becomes the nickname's entry of the board's date (not the date it ended:
     a round begun at 23:59 counts for that day), unless the nickname has one already."""
+    if round.number != 1:  # no query for later rounds
+        return
     game = DailyGame.objects.filter(room_id=round.room_id).select_related("player").first()
-    if game is None or round.number != 1 or game.counted is not None:
+    if game is None or game.counted is not None:
         return
     player = game.player
     with transaction.atomic():  # a savepoint: a failure here leaves the round's end alone

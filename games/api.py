@@ -64,7 +64,11 @@ def error_response(error: GameError) -> JsonResponse:
 def find_room(request: HttpRequest, code: str) -> Room:
     """The room with this code, for an address that has not missed too many: once its
     misses are used up every look-up is refused, hits too, so guessing learns nothing."""
-    address = throttle.client_address(request)
+    return find_room_from(code, throttle.client_address(request))
+
+
+def find_room_from(code: str, address: str) -> Room:
+    """``find_room`` for a client address (a watch socket's, ``games.spectators``)."""
     throttle.check(throttle.ROOM_MISS, address)
     try:
         return checks.check_room(code)
@@ -186,8 +190,11 @@ def join_url(request: HttpRequest, room: Room) -> str:
     return absolute_url(request, reverse("games:room", args=[room.code]))
 
 
-def player_response(request: HttpRequest, room: Room, player: Player, status: int) -> JsonResponse:
-    """A player's credentials (token, links) and the room as that player sees it."""
+def player_response(
+    request: HttpRequest, room: Room, player: Player, status: int, **extra: Any
+) -> JsonResponse:
+    """A player's credentials (token, links) and the room as that player sees it, plus
+    ``extra`` top-level fields (the daily board's ``daily``)."""
     credentials = {
         "id": player.id,
         "nickname": player.nickname,
@@ -196,7 +203,7 @@ def player_response(request: HttpRequest, room: Room, player: Player, status: in
         "websocket_path": f"/ws/rooms/{room.code}/",
     }
     return JsonResponse(
-        {"player": credentials, "room": state.room_state(room, player)}, status=status
+        {"player": credentials, "room": state.room_state(room, player), **extra}, status=status
     )
 
 

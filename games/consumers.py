@@ -19,6 +19,7 @@ from urllib.parse import parse_qs
 
 from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncWebsocketConsumer
+from django.conf import settings
 from django.utils import translation
 from django.utils.translation import gettext as _
 
@@ -170,6 +171,11 @@ class RoomConsumer(AsyncWebsocketConsumer):
             raise ValueError(f"No handler for message type {message['type']}")
         if self.language is None:
             self.language = i18n.language_from_scope(self.scope)
+        if self.language == settings.LANGUAGE_CODE:
+            # Nothing activates another language in a socket's context: the default is
+            # already active, and every broadcast event reaches every socket through here.
+            await handler(message)
+            return
         # Tasks started by the handler (submits) copy the context, language included.
         with translation.override(self.language):
             await handler(message)

@@ -16,7 +16,7 @@ from django.db.models import Sum
 
 from games.models import Player, Room, Round, Submission
 from games.presenters import timestamp_ms
-from games.state import _in_room_at_end as in_room_at_end  # the rule results use
+from games.state import in_room_at_end  # the rule results use
 from solver.board import parse_board
 from solver.judge import Verdict
 

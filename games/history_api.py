@@ -23,7 +23,7 @@ from games import history, round_image, state, throttle
 from games.api import error_response, find_room, json_api
 from games.exceptions import GameError, RoundNotFound, WrongRoundState
 from games.models import Room, Round
-from games.throttle import Throttled
+from games.views import room_for_page
 
 # How long a browser or proxy may reuse a round's picture without asking again. Short: an
 # accepted challenge can rescore a round after it ended (the ETag then changes).
@@ -100,14 +100,9 @@ def round_picture(request: HttpRequest, code: str, number: int) -> HttpResponse:
 @never_cache  # rescoring (an accepted challenge) changes the results
 def round_page(request: HttpRequest, code: str, number: int) -> HttpResponse:
     """The read-only results page a shared link opens: no player needed, no actions."""
-    try:
-        room = find_room(request, code)
-    except Throttled as error:
-        response = HttpResponse(f"{error.message}.\n", status=429, content_type="text/plain")
-        response["Retry-After"] = str(error.retry_after)
-        return response
-    except GameError:
-        return render(request, "games/room_missing.html", {"code": code}, status=404)
+    room = room_for_page(request, code)
+    if isinstance(room, HttpResponse):
+        return room
     try:
         round_ = ended_round(room, number)
     except GameError as error:

@@ -16,7 +16,8 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
-from games import background, checks, consumers, events, socket_limits, state, throttle
+from games import background, consumers, events, socket_limits, state, throttle
+from games.api import find_room_from
 from games.exceptions import GameError, InvalidInput, NotAPlayer, RateLimited, RoomNotFound
 from games.models import Room
 from games.writers import in_thread
@@ -34,17 +35,6 @@ def spectator_state(room_id: int) -> dict[str, Any]:
     return state.room_state(room, None)
 
 
-def find_room(code: str, address: str) -> Room:
-    """The room with this code, counting a miss against the address like the HTTP API
-    (``games.api.find_room``): a watch socket must not be a way to guess codes."""
-    throttle.check(throttle.ROOM_MISS, address)
-    try:
-        return checks.check_room(code)
-    except RoomNotFound:
-        throttle.take(throttle.ROOM_MISS, address, refuse=False)
-        raise
-
-
 class SpectatorConsumer(consumers.RoomConsumer):
     """One table screen's connection to one room (read-only)."""
 
@@ -59,7 +49,8 @@ class SpectatorConsumer(consumers.RoomConsumer):
             await self._refuse_extra_socket(str(error))
             return
         try:
-            room = await in_thread(find_room)(code, self.address)
+            # A miss counts against the address like the HTTP API's: no way to guess codes.
+            room = await in_thread(find_room_from)(code, self.address)
         except GameError as error:
             await self._send({"type": "error", **error.to_dict()})
             if isinstance(error, RateLimited):

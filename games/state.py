@@ -55,7 +55,7 @@ def results(round_: Round) -> dict:
     players = {
         player.id: player
         for player in room.players.all()
-        if player.id in entered or _in_room_at_end(player, round_)
+        if player.id in entered or in_room_at_end(player, round_)
     }
     for player in players.values():
         player.room = room  # presenters read the host from it
@@ -64,7 +64,7 @@ def results(round_: Round) -> dict:
     return presenters.results_dict(round_, submissions, players, totals, challenges)
 
 
-def _in_room_at_end(player: Player, round_: Round) -> bool:
+def in_room_at_end(player: Player, round_: Round) -> bool:
     """Whether the player was in the room when the round ended (or is, if it has not)."""
     end = round_.ended_at
     if end is None:

@@ -10,21 +10,15 @@ from django.shortcuts import render
 from django.views.decorators.cache import never_cache
 
 from games import state
-from games.api import find_room, join_url
-from games.exceptions import RoomNotFound
-from games.throttle import Throttled
+from games.api import join_url
+from games.views import room_for_page
 
 
 @never_cache  # the embedded state goes stale at once
 def table_page(request: HttpRequest, code: str) -> HttpResponse:
-    try:
-        room = find_room(request, code)
-    except RoomNotFound:
-        return render(request, "games/room_missing.html", {"code": code}, status=404)
-    except Throttled as error:
-        response = HttpResponse(f"{error.message}.\n", status=429, content_type="text/plain")
-        response["Retry-After"] = str(error.retry_after)
-        return response
+    room = room_for_page(request, code)
+    if isinstance(room, HttpResponse):
+        return room
     return render(
         request,
         "games/table.html",

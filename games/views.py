@@ -12,7 +12,7 @@ from django.views.decorators.cache import never_cache
 from games import state
 from games.api import find_room, join_url, viewer
 from games.exceptions import NotAPlayer, RoomNotFound
-from games.models import NICKNAME_MAX_LENGTH
+from games.models import NICKNAME_MAX_LENGTH, Room
 from games.throttle import Throttled
 
 
@@ -21,18 +21,27 @@ def home(request: HttpRequest) -> HttpResponse:
     return render(request, "games/home.html", {"nickname_max_length": NICKNAME_MAX_LENGTH})
 
 
-@never_cache  # the embedded state is this browser's, and goes stale at once
-def room_page(request: HttpRequest, code: str) -> HttpResponse:
-    """A room's page, which is also its join link: browsers that are not yet players of the
-    room see a nickname form, players see the lobby, the round or the results."""
+def room_for_page(request: HttpRequest, code: str) -> Room | HttpResponse:
+    """The room a page of the site shows, or that page's answer when it has none: the
+    room-missing page (404), or 429 with ``Retry-After`` for an address that missed too
+    many codes (games.api.find_room)."""
     try:
-        room = find_room(request, code)
+        return find_room(request, code)
     except RoomNotFound:
         return render(request, "games/room_missing.html", {"code": code}, status=404)
     except Throttled as error:
         response = HttpResponse(f"{error.message}.\n", status=429, content_type="text/plain")
         response["Retry-After"] = str(error.retry_after)
         return response
+
+
+@never_cache  # the embedded state is this browser's, and goes stale at once
+def room_page(request: HttpRequest, code: str) -> HttpResponse:
+    """A room's page, which is also its join link: browsers that are not yet players of the
+    room see a nickname form, players see the lobby, the round or the results."""
+    room = room_for_page(request, code)
+    if isinstance(room, HttpResponse):
+        return room
     try:
         player = viewer(request, room)
     except NotAPlayer:  # a bearer token that is no player's: the page goes by the session

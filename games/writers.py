@@ -24,6 +24,7 @@ from contextlib import asynccontextmanager
 from typing import ParamSpec, TypeVar
 
 from channels.db import database_sync_to_async
+from django.conf import settings
 from django.db import InterfaceError, OperationalError, connection
 from django.utils import translation
 
@@ -101,6 +102,8 @@ async def run_in_lane(
 def _call_in_language(
     language: str | None, func: Callable[..., R], *args: object, **kwargs: object
 ) -> R:
+    if language == settings.LANGUAGE_CODE:  # these threads only ever activate it back
+        return _call(func, *args, **kwargs)
     with translation.override(language):
         return _call(func, *args, **kwargs)
 

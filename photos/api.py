@@ -128,7 +128,7 @@ def check_photo(upload: UploadedFile | None) -> str:
     except UnsupportedImageError as error:
         raise UnsupportedImage(str(error)) from None
     except NotAnImageError:
-        raise InvalidInput(_(_("the file is not an image (JPEG, PNG, WebP, ...)"))) from None
+        raise InvalidInput(_("the file is not an image (JPEG, PNG, WebP, ...)")) from None
     finally:
         upload.seek(0)
     try:

@@ -5,12 +5,14 @@ install, except under CI=true, where they fail (CI must not pass without them)."
 
 from __future__ import annotations
 
+import gzip
 import os
 from pathlib import Path
 
 import pytest
 
 from boggle_site.env import get_bool
+from lexicon import dictd
 from lexicon.build import build, sources
 from lexicon.store import definitions_dir
 
@@ -39,3 +41,30 @@ def require_definitions(*languages: str) -> Path:
         build(source, definitions_dir())
         _ready.add(language)
     return definitions_dir()
+
+
+def encode(number: int) -> str:
+    """A dictd index number in base 64 (what ``dictd.decode_number`` reads)."""
+    digits = ""
+    while True:
+        digits = dictd.B64_DIGITS[number % 64] + digits
+        number //= 64
+        if not number:
+            return digits
+
+
+def write_dictd_files(
+    folder: Path, name: str, entries: list[tuple[str, str]], header: str
+) -> tuple[Path, Path]:
+    """A dictd index (``header`` its first line) and gzipped data file of ``entries``
+    (headword, text) in ``folder``."""
+    index, data = dictd.dictionary_files(name, folder)
+    body = b""
+    lines = [header]
+    for headword, text in entries:
+        raw = text.encode()
+        lines.append(f"{headword}\t{encode(len(body))}\t{encode(len(raw))}")
+        body += raw
+    index.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    data.write_bytes(gzip.compress(body))
+    return index, data

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gzip
 from pathlib import Path
 
 import pytest
@@ -10,6 +9,7 @@ import pytest
 from lexicon import cli, dictd, freedict
 from lexicon.build import Source, SourceMissing, build, compile_freedict
 from lexicon.store import BLOCK_BYTES, DefinitionStore, lookup, store_path, write_store
+from tests.lexicon.support import encode, write_dictd_files
 
 ENTRIES = [
     ("élève", "élève /elɛv/ <n, masc>\n1. pupil\n2. student\n"),
@@ -21,26 +21,8 @@ ENTRIES = [
 ]
 
 
-def encode(number: int) -> str:
-    digits = ""
-    while True:
-        digits = dictd.B64_DIGITS[number % 64] + digits
-        number //= 64
-        if not number:
-            return digits
-
-
 def write_dictd(folder: Path, name: str = "freedict-tst-eng") -> tuple[Path, Path]:
-    index, data = dictd.dictionary_files(name, folder)
-    body = b""
-    lines = ["00databaseshort\tA\tB"]
-    for headword, text in ENTRIES:
-        raw = text.encode()
-        lines.append(f"{headword}\t{encode(len(body))}\t{encode(len(raw))}")
-        body += raw
-    index.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    data.write_bytes(gzip.compress(body))
-    return index, data
+    return write_dictd_files(folder, name, ENTRIES, "00databaseshort\tA\tB")
 
 
 def test_dictd_numbers_are_base_64() -> None:

@@ -3,14 +3,14 @@ English later file, asked only when WordNet has nothing for a word."""
 
 from __future__ import annotations
 
-import gzip
 from pathlib import Path
 
 import pytest
 
-from lexicon import cli, dictd, gcide
+from lexicon import cli, gcide
 from lexicon.build import Source, build, compile_gcide
 from lexicon.store import lookup, store_path, write_store
+from tests.lexicon.support import write_dictd_files
 from tests.lexicon.test_freedict_and_store import write_dictd
 
 # Entries as the Debian package has them (dictd plain text, Webster's 1913 layout).
@@ -61,26 +61,8 @@ ENTRIES = [
 ]
 
 
-def encode(number: int) -> str:
-    digits = ""
-    while True:
-        digits = dictd.B64_DIGITS[number % 64] + digits
-        number //= 64
-        if not number:
-            return digits
-
-
 def write_gcide(folder: Path) -> tuple[Path, Path]:
-    index, data = dictd.dictionary_files(gcide.DICTIONARY, folder)
-    body = b""
-    lines = ["00-database-short\tA\tB"]
-    for headword, text in ENTRIES:
-        raw = text.encode()
-        lines.append(f"{headword}\t{encode(len(body))}\t{encode(len(raw))}")
-        body += raw
-    index.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    data.write_bytes(gzip.compress(body))
-    return index, data
+    return write_dictd_files(folder, gcide.DICTIONARY, ENTRIES, "00-database-short\tA\tB")
 
 
 def gcide_source(folder: Path) -> Source:
