@@ -7,12 +7,17 @@
 Unless ``--url`` is given the site is started as ``bench/load.py`` does in its embedded mode
 (a throwaway SQLite file, the dictionaries built, one Daphne; tasks run in the Daphne) and
 stopped at the end. With ``--url`` the server's RSS is read from ``--pid``, or from the
-process listening on the URL's port when this machine can see it.
+process listening on the URL's port when this machine can see it; that site must listen on
+every address (as ``bin/start`` does) for the attacker to reach it from the Wi-Fi.
 
-The attacker connects to this machine's LAN address (``--attacker-address``), so the site
-sees it come from an address that is not its own, as it would see a player's phone or a
-script elsewhere; the honest players use 127.0.0.1. ``--attacker-address loopback`` attacks
-from 127.0.0.1, which the site never rate-limits (it is the host's own machine).
+The attacker is another machine: a network namespace of its own on a simulated Wi-Fi
+(``netlab``; needs root), which reaches the site on the Wi-Fi's address, so the site sees
+it come from an address that is not its own, as it would see a player's phone or a script
+elsewhere, and applies every per-address limit to it (the connection guard included). Each
+attack's attacking side is a process of its own there, so its traffic never slows the
+honest players' event loop. The honest players use 127.0.0.1. ``--attacker loopback``
+attacks from 127.0.0.1 instead, which the site never rate-limits (the host's own machine).
+No traffic leaves this machine: everything goes over loopback or the simulated Wi-Fi.
 
 Eight honest players share one room and play an untimed round throughout, each sending one
 word the board spells (the repository's solver) per second; their verdict latency (send to
@@ -26,15 +31,14 @@ nothing else going on, then during every attack. Each attack, one after another:
   ``type``, for 15 s and never reads (the client stops reading from the socket): whether
   and how the server closed it.
 - join-many: one address joins the honest room 40 times at once, then 30 of those players
-  send 8 words/s each for 15 s, from a process of its own (as an attacker elsewhere would:
-  not slowing the honest players' event loop): joins refused (429) and the honest p95.
+  send 8 words/s each for 15 s: joins refused (429) and the honest p95.
 - photo-bombs: one solid 7070x7070 PNG (160 KB that would decode to 150 MB), then 9
   uploads of the largest PNG the site decodes (vision.loading.MAX_FULL_DECODE_PIXELS) from
   3 rooms; status codes, then what became of each photo within 45 s (run last by default:
   the readings it starts hold memory and CPU after it).
-- socket-swarm: 2,000 websockets of one player opened (from a process of its own), then all
-  dropped at once (TCP reset, no close frame); 30 s later an honest player's ``sync`` shows whether that player is
-  still "online" (a ghost).
+- socket-swarm: 2,000 websockets of one player opened, then all dropped at once (TCP
+  reset, no close frame); 30 s later an honest player's ``sync`` shows whether that player
+  is still "online" (a ghost).
 - deep-json: a JSON body nested 5,000 levels deep POSTed to /api/rooms 20 times, and 500
   websocket frames nested 5,000 deep (over the 4,096-character message limit) plus 500
   nested 2,000 deep (under it, so they reach the JSON parser): 5xx and ``error`` replies.
@@ -74,7 +78,7 @@ import load
 import psutil
 from websockets.asyncio.client import ClientConnection, connect
 
-from boggle_site import network
+from netlab import Host, SimulatedWifi, guard, unavailable_reason
 from vision.loading import MAX_FULL_DECODE_PIXELS
 
 MB = 1024 * 1024
@@ -84,6 +88,7 @@ P95_FLOOR_FACTOR = 2.0
 AFTER_SECONDS = 10.0
 MIN_WINDOW_SECONDS = 5.0
 HONEST_PLAYERS = 8
+SAMPLE_SECONDS = 0.2  # the server's RSS is read this often
 TRACEBACK_END = r"Traceback \(most recent call last\):\n(?:[ \t].*\n)+(.*)"
 # photo-bombs last: the readings it starts go on (and hold memory) after it.
 ATTACKS = ("huge-body", "ws-flood", "join-many", "socket-swarm", "deep-json", "photo-bombs")
@@ -99,7 +104,7 @@ def ms_since(start: float) -> float:
 
 
 class RssSampler:
-    """RSS of the server's process tree, sampled every 0.2 s in a thread."""
+    """RSS of the server's process tree, sampled every ``SAMPLE_SECONDS`` in a thread."""
 
     def __init__(self, pid: int | None) -> None:
         self.pid = pid
@@ -137,7 +142,7 @@ class RssSampler:
                 return
 
     def _loop(self) -> None:
-        while not self._stop.wait(0.2):
+        while not self._stop.wait(SAMPLE_SECONDS):
             rss = self.read()
             if rss is not None:
                 self.samples.append((time.monotonic(), rss))
@@ -149,13 +154,22 @@ class RssSampler:
     def stop(self) -> None:
         self._stop.set()
 
-    def peak(self, since: float) -> int | None:
-        """The highest RSS sampled since ``since``, counting one read now."""
-        values = [rss for at, rss in self.samples if at >= since]
-        now = self.read()
+    def peak(self, since: float, until: float | None = None) -> int | None:
+        """The highest RSS sampled from ``since`` to ``until`` (monotonic seconds) and in the
+        sampling period after it (a moment shorter than a period still gets a sample);
+        without ``until``, to now, counting one read now."""
+        end = None if until is None else until + SAMPLE_SECONDS
+        values = [rss for at, rss in self.samples if at >= since and (end is None or at <= end)]
+        now = self.read() if until is None else None
         if now is not None:
             values.append(now)
         return max(values) if values else None
+
+    def at(self, moment: float) -> int | None:
+        """The RSS sampled nearest ``moment`` (monotonic seconds)."""
+        if not self.samples:
+            return self.read()
+        return min(self.samples, key=lambda sample: abs(sample[0] - moment))[1]
 
 
 def pid_listening_on(url: str) -> int | None:
@@ -445,10 +459,10 @@ class Outcome:
 
 class Bench:
     def __init__(
-        self, base: str, attacker_base: str, sampler: RssSampler, server_log: ServerLog | None
+        self, base: str, attacker: Attacker, sampler: RssSampler, server_log: ServerLog | None
     ) -> None:
         self.base = base
-        self.attacker_base = attacker_base
+        self.attacker = attacker
         self.sampler = sampler
         self.server_log = server_log
         self.table = HonestTable(base)
@@ -497,6 +511,67 @@ def mb(value: int | None) -> str:
 
 
 # ----------------------------------------------------------------------------- attacks
+#
+# Each attack has two sides. The attacker's side (``side_*``) runs in the attacker's own
+# process, on its own machine of the simulated Wi-Fi (``Attacker``): it sends the attack and
+# returns what it saw as JSON, with its moments in epoch seconds. This side (``attack_*``)
+# turns that into the outcome's notes, with the server's RSS at those moments.
+
+
+MOB_JOINS = 40
+MOB_PLAYERS = 30
+MOB_WORDS_PER_SECOND = 8.0
+
+
+class Attacker:
+    """The attacking machine: a process of its own per attack, started on ``host`` (a
+    namespace of the simulated Wi-Fi) or, with ``--attacker loopback``, here. It reaches
+    the site at ``base``; only ``allow`` (the Wi-Fi's subnet) and loopback are open to it."""
+
+    def __init__(self, base: str, host: Host | None, allow: str | None) -> None:
+        self.base = base
+        self.host = host
+        self.allow = allow
+
+    async def run(self, side: str, **params: Any) -> dict[str, Any]:
+        argv = [sys.executable, __file__, "--child", side]
+        child = await asyncio.create_subprocess_exec(
+            *(self.host.command(argv) if self.host else argv),
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+        )
+        given = {"base": self.base, "allow": self.allow, **params}
+        out, _ = await child.communicate(json.dumps(given).encode())
+        lines = out.decode().strip().splitlines()
+        if child.returncode != 0 or not lines:
+            raise RuntimeError(f"the attacker's {side} process failed (exit {child.returncode})")
+        return dict(json.loads(lines[-1]))
+
+
+def to_monotonic(epoch: float) -> float:
+    """An epoch time from the attacker's process on this process's monotonic clock."""
+    return epoch + time.monotonic() - time.time()
+
+
+def take_report(outcome: Outcome, report: dict[str, Any]) -> None:
+    """The notes and HTTP statuses the attacker's side reported."""
+    outcome.http_statuses.update({int(status): n for status, n in report["statuses"].items()})
+    for text in report["notes"]:
+        outcome.note(text)
+
+
+@dataclass
+class SideReport:
+    """What an attacker's side saw: its notes and the HTTP statuses it was answered."""
+
+    notes: list[str] = field(default_factory=list)
+    statuses: Counter[str] = field(default_factory=Counter)
+
+    def note(self, text: str) -> None:
+        self.notes.append(text)
+
+    def as_dict(self, **extra: Any) -> dict[str, Any]:
+        return {"notes": self.notes, "statuses": dict(self.statuses), **extra}
 
 
 async def raw_post(
@@ -561,32 +636,58 @@ async def raw_post(
     return status, seconds, sent, how
 
 
-async def attack_huge_body(bench: Bench, outcome: Outcome) -> None:
+# huge-body
+
+
+async def side_huge_body(base: str, code: str) -> dict[str, Any]:
     targets = [
         ("/api/rooms/nosuchroom/photos", "multipart/form-data; boundary=abuse"),
         ("/api/rooms", "application/json"),
     ]
+    posts: list[dict[str, Any]] = []
     for path, content_type in targets:
         for chunked in (False, True):
-            since = time.monotonic()
+            began = time.time()
             status, seconds, sent, how = await raw_post(
-                bench.attacker_base, path, HUGE_BODY_BYTES, chunked, content_type
+                base, path, HUGE_BODY_BYTES, chunked, content_type
             )
-            if status:
-                outcome.http_statuses[status] += 1
-            outcome.note(
-                f"{path} {'chunked' if chunked else 'Content-Length'}: {status or 'none'}"
-                f" in {seconds:.2f} s, {sent / MB:,.0f} MB sent ({how}),"
-                f" RSS peak {mb(bench.sampler.peak(since))} MB, now {mb(bench.sampler.read())} MB"
+            posts.append(
+                {
+                    "what": f"{path} {'chunked' if chunked else 'Content-Length'}",
+                    "status": status,
+                    "seconds": seconds,
+                    "sent": sent,
+                    "how": how,
+                    "began": began,
+                    "ended": time.time(),
+                }
             )
+    statuses = Counter(str(post["status"]) for post in posts if post["status"])
+    return SideReport(statuses=statuses).as_dict(posts=posts)
 
 
-async def attack_ws_flood(bench: Bench, outcome: Outcome, seconds: float = 15.0) -> None:
-    _, me = await join_room(bench.attacker_base, bench.table.code, "flooder")
+async def attack_huge_body(bench: Bench, outcome: Outcome) -> None:
+    report = await bench.attacker.run("huge-body", code=bench.table.code)
+    take_report(outcome, report)
+    for post in report["posts"]:
+        began, ended = to_monotonic(post["began"]), to_monotonic(post["ended"])
+        outcome.note(
+            f"{post['what']}: {post['status'] or 'none'} in {post['seconds']:.2f} s,"
+            f" {post['sent'] / MB:,.0f} MB sent ({post['how']}), RSS peak"
+            f" {mb(bench.sampler.peak(began, ended))} MB, at its end {mb(bench.sampler.at(ended))} MB"
+        )
+
+
+# ws-flood
+
+
+async def side_ws_flood(base: str, code: str, seconds: float) -> dict[str, Any]:
+    report = SideReport()
+    _, me = await join_room(base, code, "flooder")
     assert me is not None, "the flooder could not join"
     # max_queue=1: the client library stops reading from the TCP socket once one message
     # waits, and nothing here ever reads: the server's answers pile up on its side.
-    ws = await open_socket(ws_url(bench.attacker_base, me.code, me.token), max_queue=1)
+    ws = await open_socket(ws_url(base, me.code, me.token), max_queue=1)
     frame = json.dumps({"type": "x" * 4000})
     sent, stopped = 0, ""
     start = time.monotonic()
@@ -600,11 +701,11 @@ async def attack_ws_flood(bench: Bench, outcome: Outcome, seconds: float = 15.0)
             stopped = f"sending failed after {sent:,} at {time.monotonic() - start:.1f} s: {type(error).__name__}"
             break
         await asyncio.sleep(0.005)
+    flood_end = time.time()
     rate = sent / max(0.001, time.monotonic() - start)
-    outcome.note(
+    report.note(
         f"sent {sent:,} frames of {len(frame):,} chars ({rate:,.0f}/s); {stopped or 'sending never failed'}"
     )
-    outcome.note(f"RSS at the end of the flood {mb(bench.sampler.read())} MB")
     # Now read what was waiting (for 10 s at most), to learn whether and how the server
     # closed the socket.
     received: Counter[str] = Counter()
@@ -615,67 +716,29 @@ async def attack_ws_flood(bench: Bench, outcome: Outcome, seconds: float = 15.0)
             message = json.loads(raw)
             received[f"{message.get('type')}:{message.get('code', '')}"] += 1
     still = "still arriving after 10 s" if time.monotonic() >= drain_until else "then quiet"
-    outcome.note(
+    report.note(
         f"then read {sum(received.values()):,} messages ({still})"
         f" {dict(received.most_common(4))}; close code {ws.close_code} reason {ws.close_reason!r}"
     )
     with contextlib.suppress(Exception):
         await asyncio.wait_for(ws.close(), 3)
+    return report.as_dict(flood_end=flood_end)
 
 
-MOB_JOINS = 40
-MOB_PLAYERS = 30
-MOB_WORDS_PER_SECOND = 8.0
-
-
-async def in_child(bench: Bench, part: str, **params: Any) -> dict[str, Any]:
-    """Run one side of an attack in a process of its own, as an attacker elsewhere would:
-    in this one, its sockets' traffic would slow the honest players' own event loop and
-    count as the server's delay. Returns what the child saw (its times: epoch seconds)."""
-    child = await asyncio.create_subprocess_exec(
-        sys.executable,
-        __file__,
-        "--child",
-        part,
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-    )
-    given = {"base": bench.attacker_base, "code": bench.table.code, **params}
-    out, _ = await child.communicate(json.dumps(given).encode())
-    lines = out.decode().strip().splitlines()
-    if child.returncode != 0 or not lines:
-        raise RuntimeError(f"the {part} process failed (exit {child.returncode})")
-    return dict(json.loads(lines[-1]))
-
-
-async def attack_join_many(bench: Bench, outcome: Outcome, seconds: float = 15.0) -> None:
-    report = await in_child(bench, "mob", words=bench.table.words, seconds=seconds)
-    # Its phases, from its clock (epoch seconds) to this process's monotonic one.
-    offset = time.monotonic() - time.time()
-    joins_start, play_start, play_end = (report[key] + offset for key in ("joins", "play", "end"))
-    outcome.http_statuses.update({int(status): n for status, n in report["statuses"].items()})
+async def attack_ws_flood(bench: Bench, outcome: Outcome, seconds: float = 15.0) -> None:
+    report = await bench.attacker.run("ws-flood", code=bench.table.code, seconds=seconds)
+    take_report(outcome, report)
     outcome.note(
-        f"{MOB_JOINS} joins: {report['statuses']}; {report['statuses'].get('429', 0)} refused with 429"
-    )
-    outcome.note(
-        f"{report['playing']} of {report['players']} mob sockets open;"
-        f" {MOB_WORDS_PER_SECOND:.0f} words/s each for {seconds:.0f} s (a process of its own)"
-    )
-    joining = load.percentile(bench.table.latencies(joins_start, play_start), 95)
-    playing_p95 = load.percentile(bench.table.latencies(play_start, play_end), 95)
-    outcome.note(
-        f"honest p95 while the mob joined ({play_start - joins_start:.1f} s): {joining or 0:.0f} ms;"
-        f" while it played: {playing_p95 or 0:.0f} ms"
-    )
-    outcome.note(
-        f"mob got {report['verdicts']:,} verdicts (their p95 {report['p95'] or 0:.0f} ms),"
-        f" errors {report['errors']}"
+        f"RSS at the end of the flood {mb(bench.sampler.at(to_monotonic(report['flood_end'])))} MB"
     )
 
 
-async def run_mob(base: str, code: str, words: list[str], seconds: float) -> dict[str, Any]:
-    """The join-many attacker (in its own process): join ``MOB_JOINS`` times at once, then
-    ``MOB_PLAYERS`` of them send words as fast as the attack says; what it saw."""
+# join-many
+
+
+async def side_join_many(base: str, code: str, words: list[str], seconds: float) -> dict[str, Any]:
+    """Join ``MOB_JOINS`` times at once, then ``MOB_PLAYERS`` of them send words as fast as
+    the attack says."""
     joins_start = time.time()
     results = await asyncio.gather(
         *(join_room(base, code, f"mob{index}") for index in range(MOB_JOINS))
@@ -697,17 +760,45 @@ async def run_mob(base: str, code: str, words: list[str], seconds: float) -> dic
     for player in mob:
         await player.send({"type": "leave"})
     await asyncio.gather(*(player.close() for player in mob))
-    return {
-        "joins": joins_start,
-        "play": play_start,
-        "end": play_end,
-        "statuses": dict(sorted(statuses.items())),
-        "players": len(players),
-        "playing": len(playing),
-        "verdicts": sum(len(p.latencies) for p in playing),
-        "p95": load.percentile([ms for p in playing for _, ms in p.latencies], 95),
-        "errors": dict(errors),
-    }
+    return SideReport(statuses=statuses).as_dict(
+        joins=joins_start,
+        play=play_start,
+        end=play_end,
+        players=len(players),
+        playing=len(playing),
+        verdicts=sum(len(p.latencies) for p in playing),
+        p95=load.percentile([ms for p in playing for _, ms in p.latencies], 95),
+        errors=dict(errors),
+    )
+
+
+async def attack_join_many(bench: Bench, outcome: Outcome, seconds: float = 15.0) -> None:
+    report = await bench.attacker.run(
+        "join-many", code=bench.table.code, words=bench.table.words, seconds=seconds
+    )
+    take_report(outcome, report)
+    joins_start, play_start, play_end = (
+        to_monotonic(report[key]) for key in ("joins", "play", "end")
+    )
+    statuses = dict(sorted(report["statuses"].items()))
+    outcome.note(f"{MOB_JOINS} joins: {statuses}; {statuses.get('429', 0)} refused with 429")
+    outcome.note(
+        f"{report['playing']} of {report['players']} mob sockets open;"
+        f" {MOB_WORDS_PER_SECOND:.0f} words/s each for {seconds:.0f} s (the attacker's process)"
+    )
+    joining = load.percentile(bench.table.latencies(joins_start, play_start), 95)
+    playing_p95 = load.percentile(bench.table.latencies(play_start, play_end), 95)
+    outcome.note(
+        f"honest p95 while the mob joined ({play_start - joins_start:.1f} s): {joining or 0:.0f} ms;"
+        f" while it played: {playing_p95 or 0:.0f} ms"
+    )
+    outcome.note(
+        f"mob got {report['verdicts']:,} verdicts (their p95 {report['p95'] or 0:.0f} ms),"
+        f" errors {report['errors']}"
+    )
+
+
+# photo-bombs
 
 
 def bomb_png(side: int) -> bytes:
@@ -731,20 +822,17 @@ def multipart(field_name: str, filename: str, data: bytes) -> tuple[bytes, str]:
     return body, f"multipart/form-data; boundary={boundary}"
 
 
-def upload(base: str, code: str, token: str, body: bytes, content_type: str) -> load.HttpResult:
+def post(url: str, body: bytes, headers: dict[str, str], timeout: float) -> load.HttpResult:
+    """POST ``body``: the status and the parsed JSON answer, ``error`` its error code (or
+    the start of a refusal that has none); status 0 and the exception's name on failure."""
     import urllib.error
     import urllib.request
 
-    request = urllib.request.Request(
-        f"{base}/api/rooms/{code}/photos",
-        data=body,
-        method="POST",
-        headers={"Content-Type": content_type, "Authorization": f"Bearer {token}"},
-    )
+    request = urllib.request.Request(url, data=body, method="POST", headers=headers)
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
     start = time.monotonic()
     try:
-        with opener.open(request, timeout=60) as response:
+        with opener.open(request, timeout=timeout) as response:
             status, raw = response.status, response.read()
     except urllib.error.HTTPError as error:
         status, raw = error.code, error.read()
@@ -753,44 +841,47 @@ def upload(base: str, code: str, token: str, body: bytes, content_type: str) -> 
     parsed = None
     with contextlib.suppress(ValueError):
         parsed = json.loads(raw)
-    code_ = ""
+    code = ""
     if isinstance(parsed, dict) and isinstance(parsed.get("error"), dict):
-        code_ = str(parsed["error"].get("code"))
-    return load.HttpResult(status, parsed, code_, time.monotonic() - start)
+        code = str(parsed["error"].get("code"))
+    if not code and status >= 400:
+        code = raw[:40].decode(errors="replace")
+    return load.HttpResult(status, parsed, code, time.monotonic() - start)
 
 
-def upload_png(bench: Bench, room: Credentials, side: int) -> load.HttpResult:
+def upload(base: str, code: str, token: str, body: bytes, content_type: str) -> load.HttpResult:
+    headers = {"Content-Type": content_type, "Authorization": f"Bearer {token}"}
+    return post(f"{base}/api/rooms/{code}/photos", body, headers, timeout=60)
+
+
+def upload_png(base: str, room: Credentials, side: int) -> load.HttpResult:
     body, content_type = multipart("photo", "bomb.png", bomb_png(side))
-    return upload(bench.attacker_base, room.code, room.token, body, content_type)
+    return upload(base, room.code, room.token, body, content_type)
 
 
-async def attack_photo_bombs(bench: Bench, outcome: Outcome, wait: float = 45.0) -> None:
+async def side_photo_bombs(base: str, code: str, wait: float) -> dict[str, Any]:
+    report = SideReport()
     # The largest PNG the site decodes, and one over the limit (refused from its header).
     side = math.isqrt(MAX_FULL_DECODE_PIXELS)
-    refused = await asyncio.to_thread(
-        upload_png, bench, await create_room(bench.attacker_base, "bomber"), 7070
-    )
-    outcome.http_statuses[refused.status] += 1
-    outcome.note(f"a 7070x7070 PNG: {refused.status} {refused.error}")
+    refused = await asyncio.to_thread(upload_png, base, await create_room(base, "bomber"), 7070)
+    report.statuses[str(refused.status)] += 1
+    report.note(f"a 7070x7070 PNG: {refused.status} {refused.error}")
     png = await asyncio.to_thread(bomb_png, side)
     body, content_type = multipart("photo", "bomb.png", png)
-    outcome.note(f"the PNG: {side}x{side}, {len(png):,} bytes")
-    rooms = [await create_room(bench.attacker_base, f"bomber{index}") for index in range(3)]
+    report.note(f"the PNG: {side}x{side}, {len(png):,} bytes")
+    rooms = [await create_room(base, f"bomber{index}") for index in range(3)]
     uploads = [room for room in rooms for _ in range(3)]
     results = await asyncio.gather(
-        *(
-            asyncio.to_thread(upload, bench.attacker_base, r.code, r.token, body, content_type)
-            for r in uploads
-        )
+        *(asyncio.to_thread(upload, base, r.code, r.token, body, content_type) for r in uploads)
     )
     photos: list[tuple[Credentials, int]] = []
     for room, result in zip(uploads, results, strict=True):
-        outcome.http_statuses[result.status] += 1
+        report.statuses[str(result.status)] += 1
         if result.status == 202 and isinstance(result.body, dict):
             photos.append((room, int(result.body["photo"]["id"])))
     slowest = max(result.seconds for result in results)
     answers = Counter(f"{r.status} {r.error}".strip() for r in results)
-    outcome.note(f"9 uploads: {dict(answers)} (slowest answer {slowest:.2f} s)")
+    report.note(f"9 uploads: {dict(answers)} (slowest answer {slowest:.2f} s)")
     statuses: Counter[str] = Counter()
     deadline = time.monotonic() + wait
     while photos and time.monotonic() < deadline:
@@ -798,52 +889,33 @@ async def attack_photo_bombs(bench: Bench, outcome: Outcome, wait: float = 45.0)
         statuses = Counter()
         for room, photo_id in photos:
             answer = await http(
-                bench.attacker_base,
-                "GET",
-                f"/api/rooms/{room.code}/photos/{photo_id}",
-                token=room.token,
+                base, "GET", f"/api/rooms/{room.code}/photos/{photo_id}", token=room.token
             )
-            outcome.http_statuses[answer.status] += 1
+            report.statuses[str(answer.status)] += 1
             photo = answer.body.get("photo", {}) if isinstance(answer.body, dict) else {}
             statuses[f"{photo.get('status')}: {str(photo.get('error'))[:70]}"] += 1
         if all(key.split(":")[0] in ("read", "failed") for key in statuses):
             break
     if photos:
-        outcome.note(
+        report.note(
             f"photos after {wait - max(0.0, deadline - time.monotonic()):.0f} s: {dict(statuses)}"
         )
+    return report.as_dict()
 
 
-async def attack_socket_swarm(
-    bench: Bench, outcome: Outcome, count: int = 2000, ghost_after: float = 30.0
-) -> None:
-    _, me = await join_room(bench.attacker_base, bench.table.code, "swarm")
+async def attack_photo_bombs(bench: Bench, outcome: Outcome, wait: float = 45.0) -> None:
+    take_report(outcome, await bench.attacker.run("photo-bombs", code=bench.table.code, wait=wait))
+
+
+# socket-swarm
+
+
+async def side_socket_swarm(base: str, code: str, count: int) -> dict[str, Any]:
+    """``count`` websockets of one player, 100 opening at a time, then all dropped at once
+    (no close frame: a TCP reset)."""
+    _, me = await join_room(base, code, "swarm")
     assert me is not None, "the swarm player could not join"
-    report = await in_child(bench, "swarm", token=me.token, count=count)
-    outcome.note(
-        f"{report['opened']:,} of {count:,} sockets opened in {report['seconds']:.1f} s"
-        f" (failures {report['failures']}, a process of its own); RSS {mb(bench.sampler.read())} MB"
-    )
-    outcome.note(
-        f"closed by the server before the drop: {sum(report['closed'].values())} {report['closed']}"
-    )
-    dropped = report["dropped"] + time.monotonic() - time.time()
-    outcome.note(f"all dropped; checking presence {ghost_after:.0f} s after")
-    await asyncio.sleep(max(0.0, dropped + ghost_after - time.monotonic()))
-    answer = await bench.table.host.request({"type": "sync"})
-    players = (answer or {}).get("state", {}).get("players", []) if answer else []
-    swarm = [p for p in players if p.get("id") == me.player_id]
-    online = swarm[0].get("online") if swarm else None
-    outcome.note(
-        f"sync {time.monotonic() - dropped:.0f} s after the drop: the swarm player"
-        f" online={online} ({'GHOST' if online else 'not a ghost'})"
-    )
-
-
-async def run_swarm(base: str, code: str, token: str, count: int) -> dict[str, Any]:
-    """The socket-swarm attacker (in its own process): ``count`` websockets of one player,
-    100 opening at a time, then all dropped at once (no close frame: a TCP reset)."""
-    url = ws_url(base, code, token)
+    url = ws_url(base, code, me.token)
     gate = asyncio.Semaphore(100)
     failures: Counter[str] = Counter()
 
@@ -862,37 +934,58 @@ async def run_swarm(base: str, code: str, token: str, count: int) -> dict[str, A
     closed = Counter(str(ws.close_code) for ws in sockets if ws.close_code is not None)
     for ws in sockets:
         ws.transport.abort()
-    return {
-        "opened": len(sockets),
-        "seconds": seconds,
-        "failures": dict(failures),
-        "closed": dict(closed),
-        "dropped": time.time(),
-    }
+    report = SideReport()
+    report.note(
+        f"{len(sockets):,} of {count:,} sockets opened in {seconds:.1f} s (failures {dict(failures)})"
+    )
+    report.note(f"closed by the server before the drop: {sum(closed.values())} {dict(closed)}")
+    return report.as_dict(player_id=me.player_id, dropped=time.time())
 
 
-CHILDREN: dict[str, Callable[..., Coroutine[Any, Any, dict[str, Any]]]] = {
-    "mob": run_mob,
-    "swarm": run_swarm,
-}
+async def attack_socket_swarm(
+    bench: Bench, outcome: Outcome, count: int = 2000, ghost_after: float = 30.0
+) -> None:
+    report = await bench.attacker.run("socket-swarm", code=bench.table.code, count=count)
+    take_report(outcome, report)
+    dropped = to_monotonic(report["dropped"])
+    outcome.note(
+        f"all dropped (RSS {mb(bench.sampler.at(dropped))} MB); checking presence {ghost_after:.0f} s after"
+    )
+    await asyncio.sleep(max(0.0, dropped + ghost_after - time.monotonic()))
+    answer = await bench.table.host.request({"type": "sync"})
+    players = (answer or {}).get("state", {}).get("players", []) if answer else []
+    swarm = [p for p in players if p.get("id") == report["player_id"]]
+    online = swarm[0].get("online") if swarm else None
+    outcome.note(
+        f"sync {time.monotonic() - dropped:.0f} s after the drop: the swarm player"
+        f" online={online} ({'GHOST' if online else 'not a ghost'})"
+    )
+
+
+# deep-json
 
 
 def nested(depth: int) -> str:
     return "[" * depth + "]" * depth
 
 
-async def attack_deep_json(bench: Bench, outcome: Outcome) -> None:
+def raw_json_post(base: str, path: str, text: str) -> load.HttpResult:
+    return post(base + path, text.encode(), {"Content-Type": "application/json"}, timeout=30)
+
+
+async def side_deep_json(base: str, code: str) -> dict[str, Any]:
+    report = SideReport()
     deep = nested(5000)
     http_answers: Counter[str] = Counter()
     for _ in range(20):
-        result = await asyncio.to_thread(raw_json_post, bench.attacker_base, "/api/rooms", deep)
-        outcome.http_statuses[result.status] += 1
+        result = await asyncio.to_thread(raw_json_post, base, "/api/rooms", deep)
+        report.statuses[str(result.status)] += 1
         http_answers[f"{result.status} {result.error}"] += 1
-    outcome.note(f"20 POST /api/rooms nested 5,000 deep: {dict(http_answers)}")
+    report.note(f"20 POST /api/rooms nested 5,000 deep: {dict(http_answers)}")
     for depth in (5000, 2000):
-        _, me = await join_room(bench.attacker_base, bench.table.code, f"deep{depth}")
+        _, me = await join_room(base, code, f"deep{depth}")
         assert me is not None, "the deep-json player could not join"
-        player = Player(bench.attacker_base, me)
+        player = Player(base, me)
         await player.open()
         text = f'{{"type": "submit", "word": {nested(depth)}}}'
         sent = 0
@@ -905,35 +998,27 @@ async def attack_deep_json(bench: Bench, outcome: Outcome) -> None:
             await asyncio.sleep(0.02)
         await asyncio.sleep(2.0)
         closed = player.close_code
-        outcome.note(
+        report.note(
             f"{sent} of 500 frames nested {depth:,} deep ({len(text):,} chars) sent: error"
             f" replies {dict(player.errors)}; socket {'open' if closed is None else f'closed {closed}'}"
         )
         await player.close()
+    return report.as_dict()
 
 
-def raw_json_post(base: str, path: str, text: str) -> load.HttpResult:
-    import urllib.error
-    import urllib.request
+async def attack_deep_json(bench: Bench, outcome: Outcome) -> None:
+    take_report(outcome, await bench.attacker.run("deep-json", code=bench.table.code))
 
-    request = urllib.request.Request(
-        base + path, data=text.encode(), method="POST", headers={"Content-Type": "application/json"}
-    )
-    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-    start = time.monotonic()
-    try:
-        with opener.open(request, timeout=30) as response:
-            status, raw = response.status, response.read()
-    except urllib.error.HTTPError as error:
-        status, raw = error.code, error.read()
-    except Exception as error:
-        return load.HttpResult(0, None, type(error).__name__, time.monotonic() - start)
-    code = ""
-    with contextlib.suppress(ValueError, AttributeError, TypeError):
-        code = str(json.loads(raw)["error"]["code"])
-    return load.HttpResult(
-        status, None, code or raw[:40].decode(errors="replace"), time.monotonic() - start
-    )
+
+# The attacker's sides, by name: what ``--child NAME`` runs.
+SIDES: dict[str, Callable[..., Coroutine[Any, Any, dict[str, Any]]]] = {
+    "huge-body": side_huge_body,
+    "ws-flood": side_ws_flood,
+    "join-many": side_join_many,
+    "photo-bombs": side_photo_bombs,
+    "socket-swarm": side_socket_swarm,
+    "deep-json": side_deep_json,
+}
 
 
 # ------------------------------------------------------------------------------ report
@@ -1016,28 +1101,13 @@ def print_report(bench: Bench, outcomes: list[Outcome]) -> None:
 # -------------------------------------------------------------------------------- main
 
 
-def attacker_address(choice: str) -> str:
-    """``auto``: this machine's LAN address, else loopback; ``loopback``: 127.0.0.1."""
-    if choice == "loopback":
-        return "127.0.0.1"
-    if choice == "auto":
-        return network.best_lan_address() or network.routed_address() or "127.0.0.1"
-    return choice
-
-
-def with_host(base: str, host: str) -> str:
-    parts = urllib.parse.urlsplit(base)
-    name = f"[{host}]" if ":" in host else host
-    return parts._replace(netloc=f"{name}:{parts.port}").geturl()
-
-
-def site_args(url: str | None, keep_tmp: bool, attacker: str) -> argparse.Namespace:
-    """The options ``load.Site`` reads, for an embedded site (or none, with a URL)."""
-    remote = not network.is_loopback(attacker)
+def site_args(url: str | None, keep_tmp: bool, gateway: str | None) -> argparse.Namespace:
+    """The options ``load.Site`` reads, for an embedded site (or none, with a URL). With an
+    attacker on the simulated Wi-Fi the site listens on every address, as bin/start does,
+    and is reached there on the Wi-Fi's ``gateway`` address."""
     return argparse.Namespace(
-        # Daphne listens on every address when the attacker comes from another one.
-        bind="0.0.0.0" if remote and ":" not in attacker else ("::" if remote else "127.0.0.1"),
-        extra_hosts=[attacker] if remote else [],
+        bind="0.0.0.0" if gateway else "127.0.0.1",
+        extra_hosts=[gateway] if gateway else [],
         url=[url] if url else None,
         mode="embedded",
         daphnes=1,
@@ -1049,7 +1119,12 @@ def site_args(url: str | None, keep_tmp: bool, attacker: str) -> argparse.Namesp
     )
 
 
-async def main_async(args: argparse.Namespace, site: load.Site) -> None:
+def with_host(base: str, host: str) -> str:
+    parts = urllib.parse.urlsplit(base)
+    return parts._replace(netloc=f"{host}:{parts.port}").geturl()
+
+
+async def main_async(args: argparse.Namespace, site: load.Site, attacker: Attacker) -> None:
     base = site.urls[0]
     pid = args.pid
     if pid is None and site.processes:
@@ -1060,9 +1135,10 @@ async def main_async(args: argparse.Namespace, site: load.Site) -> None:
     sampler.start()
     if pid is None:
         log("no server pid (give --pid): RSS is not measured")
-    attacker_base = with_host(base, args.attacker_address)
-    log(f"honest players use {base}; the attacker uses {attacker_base}")
-    bench = Bench(base, attacker_base, sampler, ServerLog(site) if site.processes else None)
+    attacker.base = with_host(base, attacker.base)
+    where = f"from {args.attacker_host.address}" if args.attacker_host else "from loopback"
+    log(f"honest players use {base}; the attacker uses {attacker.base} ({where})")
+    bench = Bench(base, attacker, sampler, ServerLog(site) if site.processes else None)
     attacks: dict[str, Callable[[Outcome], Awaitable[None]]] = {
         "huge-body": lambda o: attack_huge_body(bench, o),
         "ws-flood": lambda o: attack_ws_flood(bench, o),
@@ -1085,6 +1161,17 @@ async def main_async(args: argparse.Namespace, site: load.Site) -> None:
     print_report(bench, outcomes)
 
 
+def run_side(name: str) -> None:
+    """``--child NAME``: one attack's attacker side, its parameters as JSON on stdin, what it
+    saw as one JSON line on stdout. It may reach loopback and the Wi-Fi's subnet only."""
+    params = json.loads(sys.stdin.read())
+    guard.install()
+    allow = params.pop("allow")
+    if allow:
+        guard.allow(allow)
+    print(json.dumps(asyncio.run(SIDES[name](**params))))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -1097,27 +1184,41 @@ def main() -> None:
     parser.add_argument("--idle-seconds", type=float, default=10.0, help="idle measurement (10)")
     parser.add_argument("--keep-tmp", action="store_true", help="keep the site's temporary files")
     parser.add_argument(
-        "--attacker-address",
-        default="auto",
-        metavar="auto|loopback|ADDRESS",
-        help="the address the attacker connects to (so the one the site sees it come from):"
-        " auto = this machine's LAN address (a client that is not this machine; the default),"
-        " loopback = 127.0.0.1, which the site never rate-limits",
+        "--attacker",
+        choices=("wifi", "loopback"),
+        default="wifi",
+        help="where the attacker runs: wifi = a machine of its own on a simulated Wi-Fi"
+        " (a network namespace; needs root), so the site sees another address and applies"
+        " every per-address limit (the default); loopback = this machine's 127.0.0.1, which"
+        " the site never rate-limits",
     )
-    # An attack's side run by ``in_child``: its parameters as JSON on stdin.
-    parser.add_argument("--child", choices=sorted(CHILDREN), help=argparse.SUPPRESS)
+    # One attack's attacker side, run by ``Attacker.run``: its parameters as JSON on stdin.
+    parser.add_argument("--child", choices=sorted(SIDES), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        params = json.loads(sys.stdin.read())
-        print(json.dumps(asyncio.run(CHILDREN[args.child](**params))))
+        run_side(args.child)
         return
-    args.attacker_address = attacker_address(args.attacker_address)
-    site = load.Site(site_args(args.url, args.keep_tmp, args.attacker_address))
-    try:
-        site.start()
-        asyncio.run(main_async(args, site))
-    finally:
-        site.stop()
+    guard.install()  # honest players and probes: loopback and the Wi-Fi only
+    with contextlib.ExitStack() as stack:
+        args.attacker_host = None
+        gateway = subnet = None
+        if args.attacker == "wifi":
+            reason = unavailable_reason()
+            if reason:
+                raise SystemExit(
+                    f"abuse: cannot put the attacker on a simulated Wi-Fi: {reason}."
+                    " Run as root, or pass --attacker loopback (no per-address limits apply)."
+                )
+            wifi = stack.enter_context(SimulatedWifi())
+            args.attacker_host = wifi.add_host("attacker")
+            gateway, subnet = wifi.gateway, str(wifi.subnet)
+        site = load.Site(site_args(args.url, args.keep_tmp, gateway))
+        attacker = Attacker(gateway or "127.0.0.1", args.attacker_host, subnet)
+        try:
+            site.start()
+            asyncio.run(main_async(args, site, attacker))
+        finally:
+            site.stop()
 
 
 if __name__ == "__main__":

@@ -16,7 +16,8 @@ it started at the end (also on Ctrl-C or an error):
   dictionaries built, the database migrated, one Daphne; the channel layer is in memory and
   tasks run in the Daphne process, as with ``bin/start``.
 - production: a throwaway PostgreSQL database on 127.0.0.1:5432 (dropped at the end), Redis
-  database ``--redis-db`` on 127.0.0.1:6379 (flushed first and last), ``--daphnes`` Daphne
+  database ``--redis-db`` on 127.0.0.1:6379 (this run's keys under a prefix of their own,
+  deleted at the end; nothing else is touched), ``--daphnes`` Daphne
   processes on free ports, one Celery worker (``--concurrency 2``) and Celery beat.
   ``bin/services`` starts PostgreSQL and Redis when they are down.
 
@@ -599,6 +600,7 @@ class Site:
         self.monitor = ProcessMonitor()
         self.postgres_db: str | None = None
         self.redis_url: str | None = None
+        self.redis_prefix = ""
         self.notes: list[str] = []
         self.ready = False
         # private: a redis-server and a PostgreSQL cluster of this site alone (--faults),
@@ -708,7 +710,6 @@ class Site:
                 raise SystemExit("load: PostgreSQL or Redis is not reachable (bin/services failed)")
             redis_server = self.args.redis_url
         import psycopg
-        import redis
         from psycopg import sql
 
         name = f"boggle_load_{uuid.uuid4().hex[:12]}"
@@ -716,11 +717,16 @@ class Site:
             conn.execute(sql.SQL("create database {}").format(sql.Identifier(name)))
         self.postgres_db = name
         self.redis_url = f"{redis_server.rstrip('/')}/{self.args.redis_db}"
-        redis.Redis.from_url(self.redis_url).flushdb()
-        log(f"PostgreSQL database {name} created; Redis {self.redis_url} flushed")
+        # Redis is shared: this run's keys carry a prefix of its own and only they are
+        # deleted at the end (never a FLUSHDB).
+        self.redis_prefix = f"boggle-load-{os.getpid()}-{secrets.token_hex(4)}:"
+        log(
+            f"PostgreSQL database {name} created; Redis {self.redis_url}, keys {self.redis_prefix}*"
+        )
         return {
             "DATABASE_URL": self.postgres_url.rsplit("/", 1)[0] + "/" + name,
             "REDIS_URL": self.redis_url,
+            "BOGGLE_REDIS_PREFIX": self.redis_prefix,
             "BOGGLE_DICTIONARY_DIR": str(REPO / "var" / "dictionaries"),
         }
 
@@ -762,11 +768,21 @@ class Site:
             time.sleep(0.25)
         raise SystemExit(f"load: {url} did not answer GET /api/dictionaries within {timeout} s")
 
-    def _wait_worker(self, timeout: float = 60.0) -> None:
-        """Wait until the Celery worker answers a control ping through the broker."""
+    def celery_client(self) -> Any:
+        """A Celery app on this site's broker and key prefix (for control pings)."""
         from celery import Celery
 
-        app = Celery(broker=self.redis_url)
+        app = Celery()
+        app.conf.update(
+            env_settings.celery_config(
+                {"REDIS_URL": self.redis_url or "", "BOGGLE_REDIS_PREFIX": self.redis_prefix}
+            )
+        )
+        return app
+
+    def _wait_worker(self, timeout: float = 60.0) -> None:
+        """Wait until the Celery worker answers a control ping through the broker."""
+        app = self.celery_client()
         deadline = time.monotonic() + timeout
         try:
             while time.monotonic() < deadline:
@@ -819,9 +835,7 @@ class Site:
 
     def worker_answers(self, timeout: float = 60.0) -> float | None:
         """Wait until a Celery worker answers a control ping; its wall time, or None."""
-        from celery import Celery
-
-        app = Celery(broker=self.redis_url)
+        app = self.celery_client()
         deadline = time.monotonic() + timeout
         try:
             while time.monotonic() < deadline:
@@ -939,9 +953,13 @@ class Site:
             try:
                 import redis
 
-                redis.Redis.from_url(self.redis_url).flushdb()
+                with redis.Redis.from_url(self.redis_url, socket_timeout=5) as client:
+                    keys = list(client.scan_iter(match=self.redis_prefix + "*", count=1000))
+                    for start in range(0, len(keys), 500):
+                        client.unlink(*keys[start : start + 500])
+                log(f"Redis: {len(keys)} keys {self.redis_prefix}* deleted")
             except Exception as error:
-                log(f"could not flush {self.redis_url}: {error}")
+                log(f"could not delete the keys {self.redis_prefix}* in {self.redis_url}: {error}")
         if self.args.keep_tmp:
             log(f"logs and files kept in {self.tmp}")
         else:
@@ -3403,7 +3421,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--redis-url", default="redis://127.0.0.1:6379", help="Redis server (production)"
     )
     site.add_argument(
-        "--redis-db", type=int, default=14, help="Redis database, flushed first (production)"
+        "--redis-db",
+        type=int,
+        default=14,
+        help="Redis database (production; only this run's keys are deleted)",
     )
     site.add_argument(
         "--keep-tmp", action="store_true", help="keep the temporary directory (server logs)"

@@ -92,6 +92,7 @@ CHANNEL_EXPIRY_SECONDS = 30
 MODE_VARIABLES = frozenset(
     {
         "REDIS_URL",
+        "BOGGLE_REDIS_PREFIX",
         "DATABASE_URL",
         "DJANGO_ALLOWED_HOSTS",
         "BOGGLE_PUBLIC_URL",
@@ -298,6 +299,16 @@ def pool_size(env: Env) -> int:
     return int(value)
 
 
+def redis_key_prefix(env: Env) -> str:
+    """BOGGLE_REDIS_PREFIX: put before every key the site keeps in Redis (the channel
+    layer's, Celery's queues and results), so several sites, or a test run, can share one
+    Redis database and tidy up their own keys only. Unset: the libraries' own names."""
+    prefix = get_str(env, "BOGGLE_REDIS_PREFIX")
+    if prefix and not all(char.isprintable() and not char.isspace() for char in prefix):
+        raise ImproperlyConfigured("BOGGLE_REDIS_PREFIX must be printable, without spaces")
+    return prefix
+
+
 def channel_layers(env: Env) -> dict[str, Any]:
     """CHANNEL_LAYERS: Redis when REDIS_URL is set, else in-memory (one process only).
 
@@ -307,6 +318,7 @@ def channel_layers(env: Env) -> dict[str, Any]:
     url = get_str(env, "REDIS_URL")
     sizing: dict[str, Any] = {"capacity": CHANNEL_CAPACITY, "expiry": CHANNEL_EXPIRY_SECONDS}
     if url:
+        prefix = redis_key_prefix(env)
         return {
             "default": {
                 "BACKEND": "boggle_site.channel_layer.PooledRedisChannelLayer",
@@ -318,6 +330,8 @@ def channel_layers(env: Env) -> dict[str, Any]:
                             "max_connections": REDIS_MAX_CONNECTIONS,
                         }
                     ],
+                    # channels_redis names its keys "<prefix>:group:…"; its default is "asgi".
+                    **({"prefix": f"{prefix}asgi"} if prefix else {}),
                     **sizing,
                 },
             }
@@ -333,6 +347,9 @@ def celery_config(env: Env) -> dict[str, Any]:
     """
     url = get_str(env, "REDIS_URL")
     if url:
+        prefix = redis_key_prefix(env)
+        # kombu and Celery's result store put this before each of their keys.
+        keyprefix = {"global_keyprefix": prefix} if prefix else {}
         return {
             "broker_url": url,
             "result_backend": url,
@@ -352,7 +369,9 @@ def celery_config(env: Env) -> dict[str, Any]:
                 "socket_keepalive": True,
                 "retry_on_timeout": True,
                 "health_check_interval": CELERY_REDIS_HEALTH_CHECK_SECONDS,
+                **keyprefix,
             },
+            "result_backend_transport_options": keyprefix,
             "redis_socket_timeout": CELERY_REDIS_SOCKET_TIMEOUT,
             "redis_socket_connect_timeout": CELERY_REDIS_CONNECT_TIMEOUT,
             "redis_retry_on_timeout": True,

@@ -3,8 +3,9 @@
 ``bin/start`` serves the local network: friends at the table open the join link on their
 phones, so the link and its QR code must carry an address of this machine on the shared
 network, never 127.0.0.1 or localhost (which, on a phone, is the phone). Detection sends
-no traffic: connecting a UDP socket only asks the routing table which interface and
-address would be used; interface addresses come from the operating system (psutil).
+no traffic: interface addresses come from the operating system (psutil), and the interface
+of the default route from the kernel's routing table (on Linux, read from /proc; elsewhere
+a UDP socket's connect, which only asks the routing table and sends nothing).
 
 No Django imports: settings and the middleware in ``boggle_site.hosts`` use this, and
 tests and benches pick their servers' ports with ``free_ports``.
@@ -16,12 +17,13 @@ import contextlib
 import ipaddress
 import socket
 from dataclasses import dataclass
+from pathlib import Path
 
 import psutil
 
-# Addresses a UDP "connect" is aimed at to learn the outgoing address: the documentation
-# network (follows the default route) and one in each private range (a LAN without a
-# default route). Nothing is ever sent to them.
+# Where there is no /proc/net/route: addresses a UDP "connect" is aimed at to learn the
+# outgoing address: the documentation network (follows the default route) and one in each
+# private range (a LAN without a default route). Nothing is ever sent to them.
 ROUTE_PROBES = ("192.0.2.1", "10.255.255.254", "172.31.255.254", "192.168.255.254")
 
 # Names that can only resolve on the local network, so answering them cannot be abused by
@@ -106,8 +108,53 @@ def _usable(address: str) -> bool:
     )
 
 
+# Linux's IPv4 routing table: one route a line, hexadecimal fields, a header line first.
+PROC_ROUTES = Path("/proc/net/route")
+RTF_UP = 0x1
+
+
+def default_route_interface(table: str) -> str | None:
+    """The interface of the default route with the lowest metric in a /proc/net/route text."""
+    best: tuple[int, str] | None = None
+    for line in table.splitlines()[1:]:
+        fields = line.split()
+        if len(fields) < 8:
+            continue
+        interface, destination, _gateway, flags, _refs, _use, metric, mask = fields[:8]
+        try:
+            up = int(flags, 16) & RTF_UP
+            default = int(destination, 16) == 0 and int(mask, 16) == 0
+            rank = int(metric)
+        except ValueError:
+            continue
+        if up and default and (best is None or rank < best[0]):
+            best = (rank, interface)
+    return best[1] if best else None
+
+
+def _interface_address(interface: str) -> str | None:
+    try:
+        addresses = psutil.net_if_addrs().get(interface, [])
+    except (OSError, RuntimeError):
+        return None
+    for entry in addresses:
+        if entry.family == socket.AF_INET and _usable(entry.address):
+            return str(entry.address)
+    return None
+
+
 def routed_address() -> str | None:
     """The IPv4 address this machine would send from to reach its networks, or None."""
+    try:
+        table = PROC_ROUTES.read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return _probed_address()
+    interface = default_route_interface(table)
+    return _interface_address(interface) if interface else None
+
+
+def _probed_address() -> str | None:
+    """Without /proc (macOS, BSD): ask the routing table through a UDP socket's connect."""
     for probe in ROUTE_PROBES:
         with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp:
             try:

@@ -21,13 +21,15 @@ from pathlib import Path
 
 from boggle_site import env as env_settings
 from boggle_site.network import free_port
+from netlab import Host
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
 class SiteServer:
     """Daphne serving the site. ``extra_env`` adds or overrides variables; the default is
-    the embedded setup (SQLite, in-memory channel layer, in-process tasks), DEBUG on."""
+    the embedded setup (SQLite, in-memory channel layer, in-process tasks), DEBUG on.
+    ``host``: run it on that machine of a simulated Wi-Fi (``netlab``) instead of here."""
 
     def __init__(
         self,
@@ -37,8 +39,10 @@ class SiteServer:
         bind: str = "127.0.0.1",
         database_url: str | None = None,
         extra_env: dict[str, str] | None = None,
+        host: Host | None = None,
     ) -> None:
         self.workdir = workdir
+        self.host = host
         self.db_path = workdir / "db.sqlite3"
         self.port = port or free_port()
         self.bind = bind
@@ -49,6 +53,12 @@ class SiteServer:
 
     @property
     def url(self) -> str:
+        """Where this process reaches the site."""
+        return f"http://{self.host.address if self.host else '127.0.0.1'}:{self.port}"
+
+    @property
+    def url_on_its_machine(self) -> str:
+        """The site as a browser on its own machine opens it (loopback)."""
         return f"http://127.0.0.1:{self.port}"
 
     def env(self) -> dict[str, str]:
@@ -85,8 +95,16 @@ class SiteServer:
         """Start Daphne and wait until the start page answers."""
         daphne = Path(sys.executable).parent / "daphne"
         log = self.log_path.open("a")
+        command = [
+            str(daphne),
+            "-b",
+            self.bind,
+            "-p",
+            str(self.port),
+            "boggle_site.asgi:application",
+        ]
         self.process = subprocess.Popen(
-            [str(daphne), "-b", self.bind, "-p", str(self.port), "boggle_site.asgi:application"],
+            self.host.command(command) if self.host else command,
             cwd=REPO_ROOT,
             env=self.env(),
             stdout=log,
@@ -123,6 +141,16 @@ class SiteServer:
     def log(self) -> str:
         return self.log_path.read_text() if self.log_path.exists() else ""
 
+    @contextlib.contextmanager
+    def running(self) -> Iterator[SiteServer]:
+        """Migrated and started; stopped afterwards, whatever happens."""
+        self.migrate()
+        self.start()
+        try:
+            yield self
+        finally:
+            self.stop()
+
 
 @contextlib.contextmanager
 def throwaway_postgres_database(postgres_url: str) -> Iterator[str]:
@@ -130,7 +158,7 @@ def throwaway_postgres_database(postgres_url: str) -> Iterator[str]:
     import psycopg
     from psycopg import sql
 
-    name = f"boggle_t_{uuid.uuid4().hex[:12]}"
+    name = f"boggle_test_{uuid.uuid4().hex[:12]}"
     with psycopg.connect(postgres_url, autocommit=True, connect_timeout=5) as connection:
         connection.execute(sql.SQL("create database {}").format(sql.Identifier(name)))
     try:
@@ -140,3 +168,22 @@ def throwaway_postgres_database(postgres_url: str) -> Iterator[str]:
             connection.execute(
                 sql.SQL("drop database if exists {} with (force)").format(sql.Identifier(name))
             )
+
+
+def delete_redis_keys(url: str, prefix: str) -> int:
+    """Delete the keys under ``prefix`` (and no other) in the Redis database at ``url``;
+    returns how many. The tests' way of tidying up: never a FLUSHDB."""
+    import redis
+
+    assert prefix and not any(char in prefix for char in "*?[]\\"), prefix
+    deleted = 0
+    with redis.Redis.from_url(url, socket_timeout=5) as client:
+        batch: list[bytes] = []
+        for key in client.scan_iter(match=prefix + "*", count=1000):
+            batch.append(key)
+            if len(batch) >= 500:
+                deleted += client.unlink(*batch)
+                batch.clear()
+        if batch:
+            deleted += client.unlink(*batch)
+    return deleted

@@ -140,6 +140,7 @@ class Stack:
     workdir: Path
     beat: bool = True
     worker_options: Sequence[str] = PREFORK_WORKER
+    redis_prefix: str = ""
     env: dict[str, str] = field(default_factory=dict)
     web: dict[str, Process] = field(default_factory=dict)
     ports: dict[str, int] = field(default_factory=dict)
@@ -151,6 +152,7 @@ class Stack:
         self.env = env | {
             "DATABASE_URL": self.database_url,
             "REDIS_URL": self.redis_url,
+            "BOGGLE_REDIS_PREFIX": self.redis_prefix,
             "DJANGO_SECRET_KEY": "test-only-key",
             "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
             "DJANGO_SETTINGS_MODULE": "boggle_site.settings",

@@ -4,6 +4,7 @@ text/plain posts, floods of room creations, joins and guessed room codes (games.
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 from django.test import Client
@@ -125,6 +126,38 @@ def assert_limited(response) -> int:
     retry_after = int(response["Retry-After"])
     assert retry_after >= 1
     return retry_after
+
+
+# The limits docs/api.md promises ("Limits"), written out: a change of the code must change
+# the documentation and this table together.
+DOCUMENTED_PER_ADDRESS = {
+    # name: (requests at once, then one more every N seconds)
+    "create": (20, 6.0),  # 20 at once, then 10 a minute
+    "join": (10, 1.0),  # 10 at once, then 60 a minute
+    "room_miss": (20, 3.0),  # 20 at once, then 20 a minute
+}
+
+
+@pytest.mark.parametrize("name", sorted(DOCUMENTED_PER_ADDRESS))
+def test_per_address_limits_are_the_documented_ones(name: str, clock: FakeClock) -> None:
+    at_once, every = DOCUMENTED_PER_ADDRESS[name]
+    code = create(client("203.0.113.1")).json()["room"]["code"]
+    browser = client()
+
+    def attempt(index: int):
+        if name == "create":
+            return create(browser, f"A{index}")
+        if name == "join":  # a new device each time (a second join of one device answers 200)
+            return join(client(), code, f"B{index}")
+        return browser.get(f"/api/rooms/nosuch{index:03d}")
+
+    for index in range(at_once):
+        assert attempt(index).status_code in (201, 404), f"{name} #{index + 1} of {at_once}"
+    retry_after = assert_limited(attempt(at_once))
+    assert retry_after == math.ceil(every)
+    clock.now += every
+    assert attempt(at_once + 1).status_code in (201, 404)
+    assert_limited(attempt(at_once + 2))
 
 
 def test_room_creations_are_limited_per_address(clock: FakeClock) -> None:

@@ -17,7 +17,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-import redis
 from celery import Celery
 
 from boggle_site.env import celery_config
@@ -47,23 +46,19 @@ SHORT_ROUND_SECONDS = 2.5
 PRESENCE_SLACK = 20.0
 
 
-def flush_redis(url: str) -> None:
-    with redis.Redis.from_url(url, socket_timeout=5) as client:
-        client.flushdb()
-
-
 @pytest.fixture
-def stack(postgres_url: str, redis_url: str, tmp_path: Path) -> Iterator[Stack]:
-    """Two Daphne processes and one Celery worker on a fresh database and a flushed Redis
-    database; all stopped after. No beat: the rounds' enders are the ones the tests name."""
-    flush_redis(redis_url)
-    try:
-        with running_site(
-            postgres_url, redis_url, tmp_path, beat=False, worker_options=SOLO_WORKER
-        ) as site:
-            yield site
-    finally:
-        flush_redis(redis_url)
+def stack(postgres_url: str, redis_url: str, redis_prefix: str, tmp_path: Path) -> Iterator[Stack]:
+    """Two Daphne processes and one Celery worker on a fresh database and Redis keys of this
+    test's own; all stopped after. No beat: the rounds' enders are the ones the tests name."""
+    with running_site(
+        postgres_url,
+        redis_url,
+        tmp_path,
+        beat=False,
+        worker_options=SOLO_WORKER,
+        redis_prefix=redis_prefix,
+    ) as site:
+        yield site
 
 
 def assert_no_tracebacks(site: Stack) -> None:
@@ -154,7 +149,9 @@ async def test_round_ends_once_when_a_web_process_dies(stack: Stack) -> None:
     gets round.ended, exactly once; Ann reconnects through B,
     resends her unanswered word with the same client_id and is scored once for it."""
     celery = Celery("integration-client")
-    celery.conf.update(celery_config({"REDIS_URL": stack.redis_url}))
+    celery.conf.update(
+        celery_config({"REDIS_URL": stack.redis_url, "BOGGLE_REDIS_PREFIX": stack.redis_prefix})
+    )
     code, (ann, bob) = await open_room(stack, ["Ann", "Bob"], reconnect=False)
     try:
         round_, words = await start_round(ann, [bob], min_words=4)

@@ -80,6 +80,20 @@ def test_a_word_that_arrived_in_time_counts_even_if_judged_after_the_deadline():
     assert late.verdict == words.ROUND_OVER
 
 
+def test_a_word_that_reaches_the_server_exactly_at_ends_at_is_late():
+    """docs/api.md, "play": an entry arriving at or after ``ends_at`` is round_over; one a
+    millisecond before it counts."""
+    ann, bob = make_room()
+    round_ = running_round(ann)
+    deadline = timezone.now() - timedelta(milliseconds=10)
+    Round.objects.filter(pk=round_.pk).update(ends_at=deadline)
+    at_deadline = deadline.timestamp()
+    late = words.do_submit_word(bob, "went", "at-deadline", received_at=at_deadline)
+    assert late.verdict == words.ROUND_OVER
+    in_time = words.do_submit_word(bob, "quiet", "just-before", received_at=at_deadline - 0.001)
+    assert in_time.accepted
+
+
 def test_a_word_for_a_round_that_ended_under_it_is_round_over_and_not_stored():
     """Another process (or the host) ended the round after this one loaded it."""
     ann, bob = make_room()

@@ -94,13 +94,9 @@ def assert_room_creation_after_socket_close(server: SiteServer, times: int = 50)
 
 @pytest.fixture
 def sqlite_site(tmp_path: Path) -> Iterator[SiteServer]:
-    server = SiteServer(tmp_path)  # the embedded default, as bin/start runs it
-    server.migrate()
-    server.start()
-    try:
+    # The embedded default, as bin/start runs it.
+    with SiteServer(tmp_path).running() as server:
         yield server
-    finally:
-        server.stop()
 
 
 def test_simultaneous_joins_and_creations_on_sqlite(sqlite_site: SiteServer) -> None:

@@ -160,3 +160,25 @@ def test_lan_addresses_are_never_loopback() -> None:
     for item in network.lan_addresses():
         assert not network.is_loopback(item.address)
         assert not item.address.startswith("169.254.")
+
+
+ROUTES = """Iface\tDestination\tGateway \tFlags\tRefCnt\tUse\tMetric\tMask\t\tMTU\tWindow\tIRTT
+wlan0\t0000A8C0\t00000000\t0001\t0\t0\t600\t00FFFFFF\t0\t0\t0
+docker0\t000011AC\t00000000\t0001\t0\t0\t0\t0000FFFF\t0\t0\t0
+eth0\t00000000\t0101A8C0\t0003\t0\t0\t100\t00000000\t0\t0\t0
+wlan0\t00000000\t0100A8C0\t0003\t0\t0\t600\t00000000\t0\t0\t0
+tun0\t00000000\t00000000\t0000\t0\t0\t0\t00000000\t0\t0\t0
+"""
+
+
+def test_the_default_route_is_read_from_the_kernels_table() -> None:
+    """Linux's /proc/net/route: the default route (destination and mask 0) that is up, with
+    the lowest metric; none without one. No socket is opened to find it."""
+    assert network.default_route_interface(ROUTES) == "eth0"
+    lines = ROUTES.splitlines()
+    without_default = "\n".join(
+        lines[:1] + [line for line in lines[1:] if line.split()[1] != "00000000"]
+    )
+    assert len(without_default.splitlines()) == 3
+    assert network.default_route_interface(without_default) is None
+    assert network.default_route_interface("") is None

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import psycopg
 import pytest
+import redis
 from celery import Celery
 from channels_redis.core import RedisChannelLayer
 
@@ -58,13 +59,15 @@ def test_migrations_run_on_postgres(throwaway_database: str) -> None:
         assert connection.execute("select to_regclass('auth_user')").fetchone() == ("auth_user",)
 
 
-async def test_redis_channel_layer_round_trip(redis_url: str) -> None:
-    """Two channels on the production layer config exchange a message each way."""
-    config = env.channel_layers({"REDIS_URL": redis_url})["default"]["CONFIG"]
-    layer = RedisChannelLayer(**config, prefix=f"test-{uuid.uuid4().hex[:8]}")
+async def test_redis_channel_layer_round_trip(redis_url: str, redis_prefix: str) -> None:
+    """Two channels on the production layer config exchange a message each way; every key
+    the layer wrote carries BOGGLE_REDIS_PREFIX."""
+    config = env.channel_layers({"REDIS_URL": redis_url, "BOGGLE_REDIS_PREFIX": redis_prefix})
+    layer = RedisChannelLayer(**config["default"]["CONFIG"])
     try:
         alice = await layer.new_channel()
         bob = await layer.new_channel()
+        await layer.group_add("table", bob)
 
         await layer.send(bob, {"type": "chat.message", "text": "hello", "reply_to": alice})
         received = await asyncio.wait_for(layer.receive(bob), timeout=5)
@@ -73,16 +76,21 @@ async def test_redis_channel_layer_round_trip(redis_url: str) -> None:
         await layer.send(received["reply_to"], {"type": "chat.message", "text": "hi back"})
         reply = await asyncio.wait_for(layer.receive(alice), timeout=5)
         assert reply["text"] == "hi back"
+
+        with redis.Redis.from_url(redis_url, socket_timeout=5) as client:
+            assert client.exists(f"{redis_prefix}asgi:group:table")
+            assert not client.exists("asgi:group:table")
     finally:
-        await layer.flush()
         await layer.close_pools()
 
 
-def test_celery_task_runs_on_real_worker(redis_url: str) -> None:
-    """A task sent through the Redis broker runs in a `celery worker` subprocess."""
+def test_celery_task_runs_on_real_worker(redis_url: str, redis_prefix: str) -> None:
+    """A task sent through the Redis broker runs in a `celery worker` subprocess; its queue
+    and its result live under BOGGLE_REDIS_PREFIX."""
     queue = f"test-{uuid.uuid4().hex[:8]}"
     worker_env = os.environ | {
         "PROBE_REDIS_URL": redis_url,
+        "PROBE_REDIS_PREFIX": redis_prefix,
         "PYTHONPATH": os.pathsep.join([str(REPO_ROOT), str(Path(__file__).parent)]),
     }
     worker = subprocess.Popen(
@@ -97,10 +105,16 @@ def test_celery_task_runs_on_real_worker(redis_url: str) -> None:
         text=True,
     )
     client = Celery("celery_probe_client")
-    client.conf.update(env.celery_config({"REDIS_URL": redis_url}))
+    client.conf.update(
+        env.celery_config({"REDIS_URL": redis_url, "BOGGLE_REDIS_PREFIX": redis_prefix})
+    )
     try:
         result = client.send_task("celery_probe.add", args=(2, 3), queue=queue)
         assert result.get(timeout=30) == 5
+        with redis.Redis.from_url(redis_url, socket_timeout=5) as store:
+            assert store.exists(f"{redis_prefix}celery-task-meta-{result.id}")
+            assert not store.exists(f"celery-task-meta-{result.id}")
+            assert store.exists(f"{redis_prefix}_kombu.binding.{queue}")
     finally:
         worker.terminate()
         try:
