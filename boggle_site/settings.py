@@ -60,6 +60,7 @@ INSTALLED_APPS = [
     "photos",
     "daily",
     "definitions",
+    "dicesets",
 ]
 
 MIDDLEWARE = [

@@ -3,6 +3,8 @@ a settings change. Each raises a ``GameError`` saying what is wrong."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from django.utils.translation import gettext as _
@@ -99,8 +101,48 @@ def check_nickname(room: Room, nickname: Any, exclude: Player | None = None) -> 
     return cleaned
 
 
+@dataclass(frozen=True)
+class SettingsPart:
+    """Settings that another app owns (dicesets: the dice set photos are read with), added
+    by its AppConfig.ready: games does not import it. ``check(room, changes)`` validates the
+    part's fields of a change (only those; ``room.pk`` is None while the room is created)
+    and returns what ``apply(room, checked)`` stores once the room is saved, in the same
+    transaction (the room row locked when it existed). Their values are not in the room's
+    ``settings``: the app shows them in a state part of its own (games.state)."""
+
+    fields: frozenset[str]
+    check: Callable[[Room, dict[str, Any]], Any]
+    apply: Callable[[Room, Any], None]
+
+
+_settings_parts: list[SettingsPart] = []
+
+
+def add_settings_part(part: SettingsPart) -> None:
+    if part not in _settings_parts:
+        _settings_parts.append(part)
+
+
+def check_settings_parts(room: Room, changes: Any) -> list[tuple[SettingsPart, Any]]:
+    """Validate the fields other apps own (after ``check_settings``, which refuses what is
+    not an object or names no known field); returns what ``apply_settings_parts`` takes."""
+    if not isinstance(changes, dict):
+        return []
+    return [
+        (part, part.check(room, {name: changes[name] for name in part.fields & changes.keys()}))
+        for part in _settings_parts
+        if part.fields & changes.keys()
+    ]
+
+
+def apply_settings_parts(room: Room, checked: list[tuple[SettingsPart, Any]]) -> None:
+    for part, value in checked:
+        part.apply(room, value)
+
+
 def check_settings(room: Room, changes: Any) -> dict[str, Any]:
-    """Validate a settings change; returns the fields to set. InvalidInput names the problem."""
+    """Validate a settings change; returns the fields to set. InvalidInput names the problem.
+    Fields other apps own are known here and checked by ``check_settings_parts``."""
     if not isinstance(changes, dict):
         raise InvalidInput("settings are an object of name: value")
     known = {
@@ -112,6 +154,7 @@ def check_settings(room: Room, changes: Any) -> dict[str, Any]:
         "cancel_duplicates",
         "instant_verdicts",
     }
+    known |= {name for part in _settings_parts for name in part.fields}
     unknown = sorted(set(changes) - known)
     if unknown:
         raise InvalidInput(f"unknown setting {unknown[0]!r}; known: {', '.join(sorted(known))}")

@@ -1,20 +1,25 @@
-"""Deleting rooms nobody uses any more, answers kept for retried requests, and files
-nothing needs (dictionary versions and uploads, orphaned photo files)."""
+"""Deleting rooms nobody uses any more, answers kept for retried requests, files nothing
+needs (dictionary versions and uploads, orphaned photo files), and what other apps keep
+past its time (``games.signals.housekeeping``)."""
 
 from __future__ import annotations
 
+import logging
 from datetime import timedelta
 
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from dictionaries import retention as dictionary_retention
+from games import signals
 from games.models import (
     Connection,
     IdempotentResponse,
     Room,
 )
 from photos import retention as photo_retention
+
+logger = logging.getLogger(__name__)
 
 # Rooms with nobody online and no activity for this long are deleted.
 IDLE_ROOM_LIFETIME = timedelta(days=1)
@@ -43,10 +48,17 @@ def delete_unused_files() -> dict[str, int]:
     beat's task in production, and every web process's deadline watcher (``games.deadlines``)."""
     dictionaries = dictionary_retention.delete_unused()
     photos = photo_retention.delete_orphaned_files()
-    return {
+    counts = {
         "dictionary_versions": dictionaries.versions,
         "dictionary_version_files": dictionaries.version_files,
         "dictionary_discarded_files": dictionaries.discarded_files,
         "photo_files": photos.files,
         "photo_folders": photos.folders,
     }
+    # Other apps' clean-ups (games.signals.housekeeping), which games does not import.
+    for receiver, result in signals.housekeeping.send_robust(sender=Room):
+        if isinstance(result, Exception):
+            logger.error("housekeeping of %r failed: %s", receiver, result)
+        elif isinstance(result, dict):
+            counts.update(result)
+    return counts

@@ -3,6 +3,7 @@ next board. Each ``do_*`` runs in one transaction and sends its events after com
 
 from __future__ import annotations
 
+import logging
 from datetime import datetime
 from typing import Any
 
@@ -12,10 +13,12 @@ from django.utils.translation import gettext as _
 
 from games import events, presenters, signals
 from games.checks import (
+    apply_settings_parts,
     check_board,
     check_host,
     check_nickname,
     check_settings,
+    check_settings_parts,
     current_round,
     is_int,
 )
@@ -35,6 +38,9 @@ from games.models import (
     Round,
 )
 from games.nicknames import nickname_key
+from solver.board import Board
+
+logger = logging.getLogger(__name__)
 
 
 @transaction.atomic
@@ -42,6 +48,7 @@ def do_create_room(nickname: Any, room_settings: Any = None) -> tuple[Room, Play
     """Create a room with its host; settings are optional (defaults make a classic game)."""
     room = Room(dictionary=default_dictionary())
     cleaned = check_settings(room, room_settings or {})
+    owned = check_settings_parts(room, room_settings or {})
     nickname = check_nickname(room, nickname)
     for field, value in cleaned.items():
         setattr(room, field, value)
@@ -55,6 +62,7 @@ def do_create_room(nickname: Any, room_settings: Any = None) -> tuple[Room, Play
     host = Player.objects.create(room=room, nickname=nickname)
     room.host = host
     room.save(update_fields=["host"])
+    apply_settings_parts(room, owned)
     return room, host
 
 
@@ -228,9 +236,11 @@ def do_update_settings(host: Player, changes: Any) -> dict:
     if running is not None and running.status != Round.Status.ENDED:
         raise WrongRoundState(_("settings change between rounds; wait for this round to end"))
     cleaned = check_settings(room, changes)
+    owned = check_settings_parts(room, changes)
     for field, value in cleaned.items():
         setattr(room, field, value)
     room.save(update_fields=list(cleaned))
+    apply_settings_parts(room, owned)
     data = presenters.settings_dict(room)
     events.emit_to_room(room, "settings.changed", {"settings": data})
     return data
@@ -241,6 +251,7 @@ def do_set_next_board(host: Player, board_text: Any) -> str:
     """Use a typed (or photographed, then confirmed) board for the next round."""
     check_host(host)
     room = Room.objects.select_for_update().get(pk=host.room_id)
+    board: Board | None = None
     if board_text in (None, ""):
         room.next_board = ""
     else:
@@ -253,4 +264,15 @@ def do_set_next_board(host: Player, board_text: Any) -> str:
         room.next_board = board.to_text()
     room.save(update_fields=["next_board"])
     events.emit_to_room(room, "settings.changed", {"settings": presenters.settings_dict(room)})
+    _announce_next_board(room, board)
     return room.next_board
+
+
+def _announce_next_board(room: Room, board: Board | None) -> None:
+    """Tell other apps (games.signals.next_board_set) inside the transaction; a failing
+    receiver is logged, the board is set anyway."""
+    for receiver, outcome in signals.next_board_set.send_robust(
+        sender=Room, room=room, board=board
+    ):
+        if isinstance(outcome, Exception):
+            logger.error("next_board_set receiver %r failed: %r", receiver, outcome)

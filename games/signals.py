@@ -8,6 +8,18 @@ so receivers do their writes in their own ``transaction.atomic()`` block (a save
 
 ``player_joining``: sent by ``games.rooms.do_join_room`` before a new player is added, with
 ``room``. A receiver refuses the join by raising a ``games.exceptions.GameError``.
+
+``next_board_set``: sent by ``games.rooms.do_set_next_board`` inside its transaction (the
+room's row locked), after the host's ``set_board`` is saved, with ``room`` and ``board``
+(the ``solver.board.Board`` set, or None when the host cleared it). A receiver that fails
+is logged and the board is set anyway (``send_robust``); receivers do their writes in their
+own ``transaction.atomic()`` block (photos: the photo read is used).
+
+``housekeeping``: sent hourly by ``games.housekeeping.delete_unused_files`` (beat's task in
+production, every web process's deadline watcher), after the idle rooms are deleted. A
+receiver deletes what its app keeps past its time (dicesets: idle dice sets) and returns a
+dict of counts, merged into the task's result; one that fails is logged and the others
+still run (``send_robust``).
 """
 
 from __future__ import annotations
@@ -16,3 +28,5 @@ from django.dispatch import Signal
 
 round_ended = Signal()
 player_joining = Signal()
+next_board_set = Signal()
+housekeeping = Signal()

@@ -2,29 +2,44 @@
 
 ``POST /api/rooms/<code>/photos`` stores a player's photo and queues
 ``photos.tasks.read_board_photo``; the room hears ``board.reading`` then ``board.read`` or
-``board.unreadable``. ``GET /api/rooms/<code>/photos/<id>`` returns a photo's state.
+``board.unreadable``. ``GET /api/rooms/<code>/photos/<id>`` returns a photo's state, and
+``…/image`` the picture itself, upright, for the page to show. ``POST …/corners`` reads the
+photo again inside four corners a player placed by hand.
 """
 
 from __future__ import annotations
 
+import io
 import logging
+import math
 import threading
 import warnings
 from datetime import timedelta
+from typing import Any, BinaryIO
 
 from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
 from django.db import close_old_connections, transaction
-from django.http import HttpRequest, JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
-from PIL import Image, UnidentifiedImageError
+from PIL import Image, ImageOps, UnidentifiedImageError
 
 from games import checks, throttle
-from games.api import json_api, viewer
+from games.api import error_response, json_api, read_json, viewer
 from games.exceptions import GameError, InvalidInput, NotAPlayer, RateLimited
 from games.models import Player, Room, Round
+from games.writers import in_thread
+from photos.exceptions import (
+    BadCorners,
+    PhotoBusy,
+    PhotoError,
+    PhotoNotFound,
+    PhotoOutdated,
+    PhotoTooLarge,
+    UnsupportedImage,
+)
 from photos.models import BoardPhoto
 from vision.errors import ImageTooLargeError, NotAnImageError
 from vision.loading import (
@@ -52,20 +67,22 @@ PENDING_FOR_AT_MOST = timedelta(minutes=5)
 # Photos kept per room, newest first; older ones (and their files) are deleted on upload.
 KEEP_PER_ROOM = 3
 EXTENSIONS = {"JPEG": "jpg", "PNG": "png", "WEBP": "webp"}
+# Board sides a reading by hand may frame (solver.board's square boards).
+SIDES = (4, 5, 6)
+# Corners placed by hand must give each die at least this many pixels across on average
+# (vision.recognize.MIN_DIE_PIXELS: smaller dice cannot be read reliably).
+MIN_DIE_PIXELS = 12.0
+# The picture ``…/image`` sends: upright, its longer side at most this (pixels), as JPEG of
+# this quality. Enough for a phone's screen at 3 device pixels a CSS pixel, and a laptop's.
+PREVIEW_SIDE = 1600
+PREVIEW_QUALITY = 85
+# EXIF orientations that turn the picture a quarter (its width and height swap).
+QUARTER_TURNS = {5, 6, 7, 8}
+EXIF_ORIENTATION = 0x0112
 
 
-class PhotoTooLarge(GameError):
-    code = "too_large"
-
-
-class UnsupportedImage(GameError):
-    code = "unsupported_image"
-
-
-def _error(error: GameError) -> JsonResponse:
-    status = {"too_large": 413, "rate_limited": 429, "unsupported_image": 415}.get(error.code)
-    if status is None:
-        raise error  # json_api answers the games codes with their usual statuses
+def _error(error: PhotoError | RateLimited) -> JsonResponse:
+    status = error.status if isinstance(error, PhotoError) else 429
     return JsonResponse({"error": error.to_dict()}, status=status)
 
 
@@ -77,12 +94,17 @@ def photo_dict(photo: BoardPhoto) -> dict:
         "result": photo.result or None,
         "error": photo.error or None,
         "created_at": int(photo.created_at.timestamp() * 1000),
+        "width": photo.width,
+        "height": photo.height,
+        "corners": photo.corners,
+        "size": photo.side,
+        "reader_progress": photo.reader_progress,
     }
 
 
-def pending_photo(room: Room, current: Round | None) -> BoardPhoto | None:
-    """The room's latest photo while it still matters: uploaded since the latest round
-    started (or before any round), and, once read, not yet used as the next board."""
+def latest_photo(room: Room, current: Round | None) -> BoardPhoto | None:
+    """The room's latest photo if it was uploaded since the latest round started (or
+    before any round): a photo of a board not played yet."""
     photo = room.photos.order_by("-created_at", "-pk").first()
     if photo is None:
         return None
@@ -92,8 +114,18 @@ def pending_photo(room: Room, current: Round | None) -> BoardPhoto | None:
         and photo.created_at < current.starts_at
     ):
         return None  # a photo of a board already played
+    return photo
+
+
+def pending_photo(room: Room, current: Round | None) -> BoardPhoto | None:
+    """The room's latest photo while it still matters (``latest_photo``), and, once read,
+    not yet used: the host set no board since it was read (``photos.boards``), and its
+    board is not already the next board."""
+    photo = latest_photo(room, current)
+    if photo is None or photo.status != BoardPhoto.Status.READ:
+        return photo
     board = (photo.result or {}).get("board")
-    if photo.status == BoardPhoto.Status.READ and board and board == room.next_board:
+    if photo.used_at is not None or (board and board == room.next_board):
         return None  # the host used it
     return photo
 
@@ -112,8 +144,9 @@ def _player(request: HttpRequest, room: Room) -> Player:
     return player
 
 
-def check_photo(upload: UploadedFile | None) -> str:
-    """Refuse what is not a usable picture, from its header only; returns the extension."""
+def check_photo(upload: UploadedFile | None) -> tuple[str, int, int]:
+    """Refuse what is not a usable picture, from its header only; returns the extension
+    and the width and height after EXIF orientation (as the reader and the page see it)."""
     if upload is None:
         raise InvalidInput(_("send the photo as the multipart/form-data field 'photo'"))
     if upload.size > MAX_UPLOAD_BYTES:
@@ -136,6 +169,7 @@ def check_photo(upload: UploadedFile | None) -> str:
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
             with Image.open(upload, formats=[image_format]) as image:
                 width, height = image.size
+                turned = _turns_a_quarter(image)
     except UnidentifiedImageError:
         raise InvalidInput(_("the file is not an image (JPEG, PNG, WebP, ...)")) from None
     except Image.DecompressionBombError:
@@ -157,7 +191,32 @@ def check_photo(upload: UploadedFile | None) -> str:
             )
             % {"width": width, "height": height, "min": MIN_SIDE}
         )
-    return EXTENSIONS[image_format]
+    if turned:
+        width, height = height, width
+    return EXTENSIONS[image_format], width, height
+
+
+def _turns_a_quarter(image: Image.Image) -> bool:
+    """Whether the picture's EXIF orientation turns it a quarter, from the EXIF block read
+    with the header: never ``getexif()``, which decodes a whole PNG to look for one."""
+    raw = image.info.get("exif")
+    if not isinstance(raw, bytes) or not raw:
+        return False
+    try:
+        exif = Image.Exif()
+        exif.load(raw)
+        return exif.get(EXIF_ORIENTATION) in QUARTER_TURNS
+    except Exception:  # a damaged EXIF block: Pillow's exif_transpose ignores it too
+        return False
+
+
+def oriented_size(handle: BinaryIO) -> tuple[int, int]:
+    """A stored photo's width and height after EXIF orientation, from its header."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+        with Image.open(handle, formats=list(EXTENSIONS)) as image:
+            width, height = image.size
+            return (height, width) if _turns_a_quarter(image) else (width, height)
 
 
 def client_address(request: HttpRequest) -> str | None:
@@ -170,7 +229,7 @@ def check_pending(room: Room, address: str | None) -> None:
     """Refuse (429) a photo beyond the room's, the address's or the site's waiting bound."""
     pending = BoardPhoto.objects.filter(
         status__in=(BoardPhoto.Status.UPLOADED, BoardPhoto.Status.READING),
-        created_at__gte=timezone.now() - PENDING_FOR_AT_MOST,
+        queued_at__gte=timezone.now() - PENDING_FOR_AT_MOST,
     )
     if pending.filter(room=room).count() >= MAX_PENDING_PER_ROOM:
         raise RateLimited(_("photos are still being read; wait for them and try again"))
@@ -199,13 +258,15 @@ def upload_photo(request: HttpRequest, code: str) -> JsonResponse:
         # A body over the limit never gets here: boggle_site.body_limit refuses it (413)
         # before it is read; check_photo refuses a file over the limit in a smaller body.
         upload = request.FILES.get("photo")
-        extension = check_photo(upload)
+        extension, width, height = check_photo(upload)
         address = client_address(request)
         check_pending(room, address)
-    except (PhotoTooLarge, RateLimited, UnsupportedImage) as error:
+    except (PhotoError, RateLimited) as error:
         return _error(error)
     with transaction.atomic():
-        photo = BoardPhoto(room=room, uploaded_by=player, client_address=address)
+        photo = BoardPhoto(
+            room=room, uploaded_by=player, client_address=address, width=width, height=height
+        )
         photo.image.save(f"board.{extension}", upload, save=False)
         photo.save()
         drop_old_photos(room)
@@ -213,24 +274,173 @@ def upload_photo(request: HttpRequest, code: str) -> JsonResponse:
     return JsonResponse({"photo": photo_dict(photo)}, status=202)
 
 
+def _photo_of(room: Room, photo_id: int) -> BoardPhoto:
+    photo = BoardPhoto.objects.filter(room=room, pk=photo_id).first()
+    if photo is None:
+        raise PhotoNotFound(_("no such photo in this room"))
+    return photo
+
+
 @json_api
 @require_http_methods(["GET"])
 def photo_detail(request: HttpRequest, code: str, photo_id: int) -> JsonResponse:
     room = checks.check_room(code)
     _player(request, room)
-    photo = BoardPhoto.objects.filter(room=room, pk=photo_id).first()
-    if photo is None:
-        return JsonResponse(
-            {"error": {"code": "photo_not_found", "message": "no such photo in this room"}},
-            status=404,
-        )
+    try:
+        photo = _photo_of(room, photo_id)
+    except PhotoError as error:
+        return _error(error)
     return JsonResponse({"photo": photo_dict(photo)})
+
+
+@require_http_methods(["GET"])
+async def photo_image(request: HttpRequest, code: str, photo_id: int) -> HttpResponse:
+    """The photo for the page to show under corners placed by hand: upright (EXIF
+    orientation applied, so its pixels are the coordinates of ``corners`` and ``centers``,
+    scaled), at most ``PREVIEW_SIDE`` on its longer side, as a JPEG without metadata.
+
+    Decoding a 12-megapixel photo takes a few hundred milliseconds: on a thread of its own,
+    never the one thread that runs the site's other views."""
+    try:
+        data = await in_thread(_photo_preview)(request, code, photo_id)
+    except PhotoError as error:
+        return _error(error)
+    except GameError as error:
+        return error_response(error)
+    response = HttpResponse(data, content_type="image/jpeg")
+    # A photo's pixels never change: the page may keep it while the room lasts.
+    response["Cache-Control"] = "private, max-age=86400"
+    return response
+
+
+def _photo_preview(request: HttpRequest, code: str, photo_id: int) -> bytes:
+    room = checks.check_room(code)
+    _player(request, room)
+    photo = _photo_of(room, photo_id)
+    try:
+        with photo.image.open("rb") as handle:
+            return preview_jpeg(handle)
+    except (OSError, ValueError, SyntaxError, Image.DecompressionBombError):
+        logger.warning("board photo %s: the stored file cannot be shown", photo_id)
+        raise PhotoNotFound(_("the photo was lost on the server; please upload it again")) from None
+
+
+def preview_jpeg(handle: BinaryIO, side: int = PREVIEW_SIDE) -> bytes:
+    """The picture in ``handle`` upright and shrunk to ``side`` (JPEG decodes at a reduced
+    scale, never the full size), as JPEG bytes with no EXIF left to turn it again."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+        with Image.open(handle, formats=list(EXTENSIONS)) as image:
+            if image.format == "JPEG":
+                image.draft("RGB", (side, side))
+            upright = ImageOps.exif_transpose(image)
+            picture = upright.convert("RGB")
+    picture.thumbnail((side, side), Image.Resampling.LANCZOS)
+    buffer = io.BytesIO()
+    picture.save(buffer, format="JPEG", quality=PREVIEW_QUALITY, optimize=True)
+    return buffer.getvalue()
+
+
+def check_corners(data: dict[str, Any], width: int, height: int) -> tuple[list[list[float]], int]:
+    """The ``corners`` and ``size`` of a reading by hand, checked: four [x, y] of finite
+    numbers inside the photo (``width`` x ``height``, after EXIF orientation), clockwise
+    from the board's top left without crossing, enclosing room for ``size`` x ``size`` dice
+    of ``MIN_DIE_PIXELS``; ``size`` 4, 5 or 6. InvalidInput or BadCorners otherwise."""
+    size = data.get("size")
+    if isinstance(size, bool) or not isinstance(size, int) or size not in SIDES:
+        raise InvalidInput(_("size is the board's side: 4, 5 or 6"))
+    corners = data.get("corners")
+    shape = _("corners are four [x, y] points in the photo's pixels")
+    if not isinstance(corners, list) or len(corners) != 4:
+        raise InvalidInput(shape)
+    points: list[list[float]] = []
+    for point in corners:
+        if not isinstance(point, list) or len(point) != 2:
+            raise InvalidInput(shape)
+        if any(isinstance(v, bool) or not isinstance(v, int | float) for v in point):
+            raise InvalidInput(shape)
+        x, y = float(point[0]), float(point[1])
+        if not (math.isfinite(x) and math.isfinite(y)):
+            raise InvalidInput(shape)
+        if not (0 <= x <= width and 0 <= y <= height):
+            raise InvalidInput(
+                _(
+                    "each corner must be inside the photo: x from 0 to %(width)s, y from 0 to %(height)s"
+                )
+                % {"width": width, "height": height}
+            )
+        points.append([x, y])
+    # y grows downwards: going round clockwise on screen, every turn is a positive cross
+    # product; one that is not means corners in another order, crossing or in a line.
+    for index in range(4):
+        (ax, ay), (bx, by), (cx, cy) = (points[(index + k) % 4] for k in range(3))
+        if (bx - ax) * (cy - by) - (by - ay) * (cx - bx) <= 0:
+            raise BadCorners(
+                _(
+                    "the corners must go round the board clockwise from its top left, without crossing"
+                )
+            )
+    area = 0.5 * abs(
+        sum(
+            points[i][0] * points[(i + 1) % 4][1] - points[(i + 1) % 4][0] * points[i][1]
+            for i in range(4)
+        )
+    )
+    if area / (size * size) < MIN_DIE_PIXELS**2:
+        raise BadCorners(_("the corners enclose too little of the photo to hold a board"))
+    return points, size
+
+
+def _check_rereadable(room: Room, photo: BoardPhoto) -> None:
+    """Refuse a reading by hand of a photo being read, or no longer the room's photo."""
+    waiting = photo.status in (BoardPhoto.Status.UPLOADED, BoardPhoto.Status.READING)
+    if waiting and photo.queued_at >= timezone.now() - PENDING_FOR_AT_MOST:
+        raise PhotoBusy(_("the photo is still being read; wait for it, then place the corners"))
+    if pending_photo(room, checks.current_round(room.pk)) != photo:
+        raise PhotoOutdated(
+            _("this photo is no longer the room's: a newer one was sent, or its board was used")
+        )
+
+
+@json_api
+@require_http_methods(["POST"])
+def read_with_corners(request: HttpRequest, code: str, photo_id: int) -> JsonResponse:
+    """Queue a new reading of the room's photo inside corners a player placed by hand."""
+    room = checks.check_room(code)
+    _player(request, room)
+    data = read_json(request)
+    try:
+        photo = _photo_of(room, photo_id)
+        width, height = photo.width, photo.height
+        if width is None or height is None:  # stored before sizes were kept
+            with photo.image.open("rb") as handle:
+                width, height = oriented_size(handle)
+        corners, size = check_corners(data, width, height)
+        address = client_address(request)
+        with transaction.atomic():
+            photo = BoardPhoto.objects.select_for_update().get(pk=photo.pk)
+            _check_rereadable(room, photo)
+            check_pending(room, address)
+            photo.status, photo.result, photo.error = BoardPhoto.Status.UPLOADED, {}, ""
+            photo.corners, photo.side, photo.used_at = corners, size, None
+            photo.width, photo.height, photo.reader_progress = width, height, None
+            photo.queued_at, photo.client_address = timezone.now(), address
+            photo.save()
+            transaction.on_commit(lambda: enqueue_read(photo.pk))
+    except (PhotoError, RateLimited) as error:
+        return _error(error)
+    except BoardPhoto.DoesNotExist:
+        return _error(PhotoNotFound(_("no such photo in this room")))
+    except OSError:
+        logger.warning("board photo %s: the stored file cannot be read", photo_id)
+        return _error(PhotoNotFound(_("the photo was lost on the server; please upload it again")))
+    return JsonResponse({"photo": photo_dict(photo)}, status=202)
 
 
 def enqueue_read(photo_id: int) -> None:
     """Queue the reading. Without a broker (eager Celery, development) it runs in a thread
     so that the upload answers at once; ``PHOTOS_READ_IN_THREAD = False`` runs it inline."""
-    from photos import tasks
+    from photos import reading, tasks
 
     in_thread = getattr(settings, "PHOTOS_READ_IN_THREAD", settings.CELERY_TASK_ALWAYS_EAGER)
     if not in_thread:
@@ -239,7 +449,9 @@ def enqueue_read(photo_id: int) -> None:
 
     def run() -> None:
         try:
-            tasks.read_board_photo.delay(photo_id)
+            # The task's body, not an eager .delay(): Celery's eager run flips a flag of
+            # the whole process, and two at once in threads can leave it set.
+            reading.do_read_photo(photo_id)
         except Exception:
             logger.exception("reading board photo %s failed", photo_id)
         finally:

@@ -7,7 +7,11 @@ class PhotosConfig(AppConfig):
     verbose_name = "Board photos"
 
     def ready(self) -> None:
+        from games import signals
+        from games.models import Room
         from games.state import add_state_part
         from photos.api import photo_state
+        from photos.boards import on_next_board_set
 
         add_state_part(photo_state)
+        signals.next_board_set.connect(on_next_board_set, sender=Room, dispatch_uid="photos")

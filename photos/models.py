@@ -7,6 +7,7 @@ import uuid
 from django.db import models
 from django.db.models.signals import post_delete
 from django.dispatch import receiver
+from django.utils import timezone
 
 from games.models import Player, Room
 
@@ -39,6 +40,24 @@ class BoardPhoto(models.Model):
     result = models.JSONField(default=dict, blank=True)
     error = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # When its latest reading was queued: the upload, or corners placed by hand (a photo
+    # waiting since long before PENDING_FOR_AT_MOST was lost and stops counting).
+    queued_at = models.DateTimeField(default=timezone.now)
+    # The photo's size in pixels after EXIF orientation (the reader's and the page's
+    # coordinates); null for photos stored before it was kept.
+    width = models.PositiveIntegerField(null=True, blank=True)
+    height = models.PositiveIntegerField(null=True, blank=True)
+    # The corners a player placed by hand for the latest reading (four [x, y], clockwise
+    # from the board's top left, in those pixels) and the board side they frame; null when
+    # the reader found the board itself.
+    corners = models.JSONField(null=True, blank=True)
+    side = models.PositiveSmallIntegerField(null=True, blank=True)
+    # How much of the reader's load was done (0-99) while this photo waited for it; null
+    # when it did not wait, or the reader is ready.
+    reader_progress = models.PositiveSmallIntegerField(null=True, blank=True)
+    # When the host set a board after this photo was read (photos.boards): used, it leaves
+    # the room's state.
+    used_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at"]

@@ -2,7 +2,9 @@
 
 The ``BoardReader`` (TensorFlow models) is loaded once per process under a lock: when a
 process that reads photos starts (``preload_reader``), else on first use; web processes that
-only accept uploads never load it.
+only accept uploads never load it. A photo that comes while the reader loads waits for the
+load only (the warm-up that follows a preload goes behind it), and the room hears how far
+the load is (``board.reading`` with ``reader_progress``).
 """
 
 from __future__ import annotations
@@ -10,9 +12,12 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import ctypes.util
+import importlib
 import logging
+import math
 import os
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -21,11 +26,13 @@ from django.conf import settings
 from django.db import transaction
 
 from games import events
+from games.models import Room
 from photos.models import BoardPhoto
 from vision.confidence import DOUBTFUL_BELOW
 from vision.errors import (
     BoardNotFoundError,
     ClutteredPhotoError,
+    CornersError,
     CorruptImageError,
     DiceCountError,
     DiceTooSmallError,
@@ -36,6 +43,7 @@ from vision.errors import (
     NotAnImageError,
     VisionError,
 )
+from vision.memory import SetMemory
 
 logger = logging.getLogger(__name__)
 
@@ -45,6 +53,68 @@ READER_NICENESS = 10
 
 _reader = None
 _reader_lock = threading.Lock()
+
+
+def _no_memory(room: Room) -> SetMemory | None:
+    return None
+
+
+# What the reader knows of a room's dice set (its confirmed dice): the dice-sets app sets
+# this at start (``set_memory_source``); photos does not import the apps above it.
+_memory_source: Callable[[Room], SetMemory | None] = _no_memory
+
+
+def set_memory_source(source: Callable[[Room], SetMemory | None]) -> None:
+    """Read each room's photos with ``source(room)``'s memory (``vision.memory``)."""
+    global _memory_source
+    _memory_source = source
+
+
+# The reader's load, step by step: (name, share of the progress figure, usual seconds on a
+# 2-core machine, idle: importing TensorFlow 1.9 s, both models 0.4 s). Within a step the
+# figure creeps towards the step's end as time passes and only reaches it when the step is
+# done: a slower machine shows a slower figure, never a false "done".
+LOAD_STEPS = (("tensorflow", 0.8, 2.0), ("models", 0.2, 0.5))
+# While a photo waits for the load, the room hears the figure every so often (seconds),
+# when it moved at least this much (percentage points).
+PROGRESS_EVERY_SECONDS = 0.5
+PROGRESS_STEP = 5
+
+
+class LoadProgress:
+    """How far this process's reader load is, for the photos waiting for it (thread-safe)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._step: int | None = None
+        self._step_started = 0.0
+
+    def start_step(self, name: str) -> None:
+        with self._lock:
+            self._step = [step[0] for step in LOAD_STEPS].index(name)
+            self._step_started = time.monotonic()
+
+    def stop(self) -> None:
+        """The load failed: back to not started."""
+        with self._lock:
+            self._step = None
+
+    def percent(self) -> int:
+        """0 to 99: the share of the load done (0 before it starts)."""
+        with self._lock:
+            if self._step is None:
+                return 0
+            done = sum(share for _, share, _ in LOAD_STEPS[: self._step])
+            _, share, usual = LOAD_STEPS[self._step]
+            elapsed = time.monotonic() - self._step_started
+        figure = int(100 * (done + share * (1 - math.exp(-elapsed / usual))))
+        return min(figure, round(100 * (done + share)) - 1, 99)
+
+
+_load_progress = LoadProgress()
+# Photos read since the reader was loaded: a preload's warm-up is for a reader that has
+# read none yet (a photo that came during the load already warmed it up).
+_reads_since_load = 0
 
 
 def _lower_priority() -> None:
@@ -82,24 +152,60 @@ def get_reader():
     if _reader is None:
         with _reader_lock:
             if _reader is None:
-                from vision.recognize import BoardReader
-
-                _reader = BoardReader()
+                _reader = _load_reader()
     return _reader
 
 
+def _load_reader() -> Any:
+    """A new ``BoardReader``, saying how far the load is in ``_load_progress``."""
+    global _reads_since_load
+    try:
+        # Importing TensorFlow (under Keras) is most of the load: on its own first, so that
+        # the progress can tell it from the models. Quiet, as vision.runtime keeps it.
+        _load_progress.start_step("tensorflow")
+        os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+        importlib.import_module("keras")
+        _load_progress.start_step("models")
+        from vision.recognize import BoardReader
+
+        reader = BoardReader()
+    except BaseException:
+        _load_progress.stop()  # the next photo starts the load again, from 0
+        raise
+    # Loaded: the figure stays where it is (never back to 0) until _reader is set.
+    _reads_since_load = 0
+    return reader
+
+
+def reader_progress() -> int | None:
+    """None when this process's reader is loaded; else how much of its load is done (0-99,
+    0 when it has not started: the next reading loads it)."""
+    return None if _reader is not None else _load_progress.percent()
+
+
 def preload_reader(on_ready: Callable[[], None] | None = None) -> None:
-    """Load and warm up the reader in a background thread, unless ``PHOTOS_PRELOAD_READER``
-    is off; then call ``on_ready``. A failure is logged: photos then load it on first use."""
+    """Load the reader on the reading thread, unless ``PHOTOS_PRELOAD_READER`` is off, then
+    warm it up and call ``on_ready``. The warm-up is queued after the load, behind any photo
+    that came meanwhile: a photo never waits for more than the load that remains (and once
+    a photo was read there is nothing left to warm up). A failure is logged: photos then load
+    the reader on first use."""
     if not getattr(settings, "PHOTOS_PRELOAD_READER", True):
         return
 
     def load() -> None:
         try:
-            get_reader().warm_up()
+            get_reader()
         except Exception:
             logger.exception("preloading the board reader failed; the first photo will load it")
             return
+        _reading_threads.submit(warm_up)
+
+    def warm_up() -> None:
+        if _reads_since_load == 0:
+            try:
+                get_reader().warm_up()
+            except Exception:
+                logger.exception("warming the board reader up failed")
         release_free_memory()
         logger.info("board reader loaded")
         if on_ready is not None:
@@ -131,13 +237,24 @@ def do_read_photo(photo_id: int) -> bool:
         photo = _locked_photo(photo_id)
         if photo is None or photo.status in (BoardPhoto.Status.READ, BoardPhoto.Status.FAILED):
             return False
-        photo.status = BoardPhoto.Status.READING
-        photo.save(update_fields=["status"])
-        events.emit_to_room(photo.room, "board.reading", {"photo_id": photo.pk})
+        photo.status, photo.reader_progress = BoardPhoto.Status.READING, reader_progress()
+        photo.save(update_fields=["status", "reader_progress"])
+        events.emit_to_room(
+            photo.room,
+            "board.reading",
+            {"photo_id": photo.pk, "reader_progress": photo.reader_progress},
+        )
     try:
         with photo.image.open("rb") as handle:
             data = handle.read()
-        result = read_bytes(data, photo.room.rows)
+        result = read_bytes(
+            data,
+            photo.room.rows,
+            side=photo.side,
+            corners=photo.corners,
+            on_wait=lambda progress: _report_progress(photo_id, progress),
+            memory=_memory_source(photo.room),
+        )
     except VisionError as error:
         return _finish(photo_id, error=_user_message(error), failure=failure_details(error))
     except OSError:
@@ -157,9 +274,34 @@ def do_read_photo(photo_id: int) -> bool:
     return _finish(photo_id, result=result)
 
 
-def read_bytes(data: bytes, room_side: int) -> dict[str, Any]:
-    """The JSON-ready reading of a photo's bytes, with its board notation and a size note."""
-    reading = _reading_threads.submit(_read, data).result()
+def read_bytes(
+    data: bytes,
+    room_side: int,
+    side: int | None = None,
+    corners: list[list[float]] | None = None,
+    on_wait: Callable[[int | None], None] | None = None,
+    memory: SetMemory | None = None,
+) -> dict[str, Any]:
+    """The JSON-ready reading of a photo's bytes, with its board notation and a size note.
+
+    ``corners`` (full-size photo pixels, clockwise from the board's top left) and ``side``
+    read the dice inside them, without looking for the board. ``memory``: the dice set's
+    confirmed dice, read with. While the reading waits for the reader's load, ``on_wait``
+    hears how far the load is (``reader_progress``) every ``PROGRESS_EVERY_SECONDS`` it
+    moved, and None once the reader is ready.
+    """
+    ready = threading.Event()  # set on the reading thread once the reader is loaded
+    future = _reading_threads.submit(_read, data, side, corners, ready, memory)
+    reported = reader_progress()
+    if on_wait is not None and reported is not None:
+        while not ready.wait(PROGRESS_EVERY_SECONDS) and not future.done():
+            progress = reader_progress()
+            if progress is not None and progress - reported >= PROGRESS_STEP:
+                on_wait(progress)
+                reported = progress
+        if ready.is_set():
+            on_wait(None)  # ready: the photo is being read now (else the load failed)
+    reading = future.result()
     result = reading.as_dict()
     result["board"] = reading.text()
     result["filled"] = reading.filled
@@ -168,11 +310,39 @@ def read_bytes(data: bytes, room_side: int) -> dict[str, Any]:
     return result
 
 
-def _read(data: bytes) -> Any:
+def _read(
+    data: bytes,
+    side: int | None = None,
+    corners: list[list[float]] | None = None,
+    ready: threading.Event | None = None,
+    memory: SetMemory | None = None,
+) -> Any:
+    global _reads_since_load
+    reader = get_reader()
+    if ready is not None:
+        ready.set()
     try:
-        return get_reader().read(data)
+        if corners is None:
+            return reader.read(data, memory=memory)
+        return reader.read(data, size=side, corners=corners, memory=memory)
     finally:
+        _reads_since_load += 1
         release_free_memory()
+
+
+def _report_progress(photo_id: int, progress: int | None) -> None:
+    """Tell the room how far the reader's load is while this photo waits for it."""
+    with transaction.atomic():
+        photo = _locked_photo(photo_id)
+        if photo is None or photo.status != BoardPhoto.Status.READING:
+            return
+        if photo.reader_progress == progress:
+            return
+        photo.reader_progress = progress
+        photo.save(update_fields=["reader_progress"])
+        events.emit_to_room(
+            photo.room, "board.reading", {"photo_id": photo.pk, "reader_progress": progress}
+        )
 
 
 def _user_message(error: VisionError) -> str:
@@ -189,6 +359,7 @@ def _user_message(error: VisionError) -> str:
 # language (static/js/room/photo.js), as the English message goes to the whole room.
 _FAILURE_CODES: tuple[tuple[type[VisionError], str], ...] = (
     (ModelError, "unavailable"),
+    (CornersError, "corners"),
     (ClutteredPhotoError, "cluttered"),
     (GridNotFoundError, "no_grid"),
     (DiceTooSmallError, "dice_too_small"),
@@ -222,13 +393,14 @@ def _finish(
         photo = _locked_photo(photo_id)
         if photo is None or photo.status != BoardPhoto.Status.READING:
             return False  # deleted meanwhile, or another worker finished it
+        photo.reader_progress = None
         if result is not None:
             photo.status, photo.result = BoardPhoto.Status.READ, result
-            photo.save(update_fields=["status", "result"])
+            photo.save(update_fields=["status", "result", "reader_progress"])
             events.emit_to_room(photo.room, "board.read", {"photo_id": photo.pk, **result})
         else:
             photo.status, photo.error = BoardPhoto.Status.FAILED, error
-            photo.save(update_fields=["status", "error"])
+            photo.save(update_fields=["status", "error", "reader_progress"])
             events.emit_to_room(
                 photo.room,
                 "board.unreadable",

@@ -1,4 +1,4 @@
-"""Read die faces from crops, whatever way each die lies.
+"""Read die faces from crops, whatever way each die lies, and say how sure the reading is.
 
 The model scores joint classes (face, quarter turns). Each crop is also shown to it turned
 by 1, 2 and 3 quarter turns and the scores are turned back and averaged (test-time
@@ -6,18 +6,34 @@ augmentation), which makes the reading rotation-invariant. Then a board-wide pri
 turns, estimated from all dice, settles the faces that only differ by a turn (M/W and N/Z
 without a bar): on a board where most letters stand upright, an unbarred M-or-W is read the
 way that stands it upright too.
+
+Beside its scores the model's last hidden layer describes each crop. Two things use it:
+
+- typicality: a die whose embedding (the layer averaged over the crop) is far from the
+  training dice of the face it was read as (``vision.typicality``) is a face the model has
+  not learnt, however sure its scores look: it is reported as doubtful rather than read
+  confidently wrong;
+- the dice set's memory (``vision.memory``): each die's features (the layer averaged over
+  the crop's quarters) are compared with the exemplars the host confirmed, and the
+  resemblance updates the classifier's probabilities (``vision.memory.Recall``): a die like
+  a confirmed face's dice leans to it, a die unlike them leans away.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any, cast
 
 import numpy as np
 
 from vision.crops import standardise
 from vision.faces import BLOCKED, FACE_INDEX, FACES, TURNS
 from vision.legibility import WASHED_OUT_CONFIDENCE, washed_out
+from vision.memory import DOUBTED_CONFIDENCE, SETTLED, SetMemory, recall, thresholds
+from vision.polarity import dark_on_light
 from vision.runtime import compiled_predict
+from vision.typicality import ATYPICAL_CONFIDENCE, FacePrototypes
 
 # Weight of the board's orientation prior (0 turns it off).
 PRIOR_STRENGTH = 1.0
@@ -31,31 +47,129 @@ class DieReading:
     confidence: list[float]
 
 
+@dataclass(frozen=True)
+class Scores:
+    """The model's view of N crops: ``joint`` P(face, turns) (N, faces, 4), turns relative
+    to the crop as given; ``embeddings`` (k, N, D) of each crop turned by k quarter turns
+    (k = 0..3, or 0 alone without test-time augmentation): the last hidden layer averaged
+    over the crop; ``features`` (k, N, 4D) the same layer averaged over the crop's four
+    quarters, which keeps where the strokes are (what tells a set's I from its H). Unit
+    length both."""
+
+    joint: np.ndarray
+    embeddings: np.ndarray
+    features: np.ndarray
+
+
+def with_feature_map(model: Any) -> Any:
+    """The classifier with its last hidden layer's map (the global pool's input) as a
+    second output."""
+    import keras
+
+    pool = next(
+        layer for layer in model.layers if isinstance(layer, keras.layers.GlobalAveragePooling2D)
+    )
+    return keras.Model(model.inputs, [model.outputs[0], pool.input])
+
+
+def unit(vectors: np.ndarray) -> np.ndarray:
+    return vectors / np.maximum(np.linalg.norm(vectors, axis=-1, keepdims=True), 1e-9)
+
+
+def pooled(maps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """From feature maps (N, H, W, C): the unit global average (N, C) and the unit
+    averages of the four quarters, side by side (N, 4C)."""
+    count, height, width, channels = maps.shape
+    quarters = maps.reshape(count, 2, height // 2, 2, width // 2, channels).mean(axis=(2, 4))
+    return unit(maps.mean(axis=(1, 2))), unit(quarters.reshape(count, -1))
+
+
 class DieClassifier:
     """Wraps the face classifier."""
 
-    def __init__(self, model: object, tta: bool = True) -> None:
-        self._predict = compiled_predict(model)
+    def __init__(
+        self, model: object, tta: bool = True, prototypes: FacePrototypes | None = None
+    ) -> None:
+        self._predict = compiled_predict(with_feature_map(model))
         self.tta = tta
+        self.prototypes = prototypes
+        # Embeddings of the exemplars of the memories read with lately (a set's memory is
+        # the same object from one photo to the next until its host confirms another board).
+        self._exemplars: dict[int, tuple[SetMemory, np.ndarray, np.ndarray]] = {}
+
+    def _outputs(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The model's (probabilities, feature maps) for crops (N, size, size) uint8."""
+        probabilities, maps = cast(Sequence[Any], self._predict(standardise(crops)))
+        return np.asarray(probabilities), np.asarray(maps)
+
+    def scores(self, crops: np.ndarray) -> Scores:
+        """The model's scores, embeddings and features for ``crops`` (N, size, size) uint8."""
+        turns_tried = range(TURNS) if self.tta else range(1)
+        batch = np.concatenate([np.rot90(crops, k, axes=(1, 2)) for k in turns_tried])
+        probabilities, maps = self._outputs(batch)
+        scores = probabilities.reshape(len(turns_tried), len(crops), len(FACES), TURNS)
+        # A crop turned by k shows the glyph at (t + k) turns: roll back by k.
+        aligned = [np.roll(scores[k], -k, axis=-1) for k in turns_tried]
+        embeddings, features = pooled(maps)
+        return Scores(
+            np.mean(aligned, axis=0),
+            embeddings.reshape(len(turns_tried), len(crops), -1),
+            features.reshape(len(turns_tried), len(crops), -1),
+        )
 
     def joint_probabilities(self, crops: np.ndarray) -> np.ndarray:
         """P(face, turns) per crop: (N, faces, 4), turns relative to the crop as given."""
-        turns_tried = range(TURNS) if self.tta else range(1)
-        batch = np.concatenate([np.rot90(crops, k, axes=(1, 2)) for k in turns_tried])
-        scores = np.asarray(self._predict(standardise(batch)))
-        scores = scores.reshape(len(turns_tried), len(crops), len(FACES), TURNS)
-        # A crop turned by k shows the glyph at (t + k) turns: roll back by k.
-        aligned = [np.roll(scores[k], -k, axis=-1) for k in turns_tried]
-        return np.mean(aligned, axis=0)
+        return self.scores(crops).joint
 
-    def read(self, crops: np.ndarray) -> DieReading:
-        """Read every crop of one board (all crops in the same grid frame)."""
-        joint = self.joint_probabilities(crops)
-        posterior = apply_turn_prior(joint)
+    def exemplar_features(self, memory: SetMemory) -> tuple[np.ndarray, np.ndarray]:
+        """The features of each exemplar of ``memory`` turned by 0..3 quarter turns
+        (M, 4, D), and the memory's thresholds (``vision.memory.thresholds``); kept for the
+        memories read with lately (a set's memory is the same object from one photo to the
+        next until its host confirms another board)."""
+        cached = self._exemplars.get(id(memory))
+        if cached is not None and cached[0] is memory:
+            return cached[1], cached[2]
+        crops = dark_on_light(memory.crops)
+        batch = np.concatenate([np.rot90(crops, k, axes=(1, 2)) for k in range(TURNS)])
+        _, features = pooled(self._outputs(batch)[1])
+        vectors = features.reshape(TURNS, len(crops), -1).transpose(1, 0, 2)
+        limits = thresholds(vectors, memory.faces)
+        if len(self._exemplars) >= 8:  # a few sets at once at most: keep it small
+            self._exemplars.clear()
+        self._exemplars[id(memory)] = (memory, vectors, limits)
+        return vectors, limits
+
+    def read(self, crops: np.ndarray, memory: SetMemory | None = None) -> DieReading:
+        """Read every crop of one board (all crops in the same grid frame), with the dice
+        set's ``memory`` when given."""
+        crops = dark_on_light(crops)
+        scores = self.scores(crops)
+        posterior = apply_turn_prior(scores.joint)
+        classifier_best = posterior.sum(axis=-1).argmax(axis=-1)
+        typical = np.ones(len(crops), bool)
+        if self.prototypes is not None:
+            upright = upright_embeddings(scores, posterior, classifier_best)
+            typical = self.prototypes.typical(upright, classifier_best)
         marginal = posterior.sum(axis=-1)
+        remembered = np.zeros_like(marginal)
+        if memory is not None and len(memory):
+            exemplars, limits = self.exemplar_features(memory)
+            recalled = recall(scores.features, exemplars, memory.faces, limits)
+            marginal = recalled.posterior(marginal)
+            remembered = recalled.remembered() * (recalled.similarity > -1)
         best = marginal.argmax(axis=-1)
-        confidence = marginal[np.arange(len(best)), best]
-        # A die whose letter the light has taken is a guess, however sure the model is.
+        rows = np.arange(len(best))
+        confidence = marginal[rows, best]
+        vouched = remembered[rows, best] >= 0.5  # like the dice of that face the host confirmed
+        # The memory overruled the classifier: sure only when the memory alone is; else
+        # the host is asked.
+        overruled = (best != classifier_best) & (remembered[rows, best] < SETTLED)
+        confidence = np.where(overruled, np.minimum(confidence, DOUBTED_CONFIDENCE), confidence)
+        # A face the model has not learnt is a guess, however sure the scores look, unless
+        # the die is like dice of that face the host confirmed.
+        doubtful = ~typical & (best == classifier_best) & ~vouched
+        confidence = np.where(doubtful, np.minimum(confidence, ATYPICAL_CONFIDENCE), confidence)
+        # A die whose letter the light has taken is a guess, whatever it resembles.
         confidence = np.where(
             washed_out(crops), np.minimum(confidence, WASHED_OUT_CONFIDENCE), confidence
         )
@@ -63,6 +177,16 @@ class DieClassifier:
             faces=[FACES[index] for index in best],
             confidence=[float(value) for value in confidence],
         )
+
+
+def upright_embeddings(scores: Scores, posterior: np.ndarray, best: np.ndarray) -> np.ndarray:
+    """(N, D): each crop's embedding turned so its glyph stands upright, by the turn the
+    reading gives its face (the crop as given without test-time augmentation)."""
+    turns = posterior[np.arange(len(best)), best].argmax(axis=-1)
+    if len(scores.embeddings) < TURNS:
+        return scores.embeddings[0]
+    # A glyph at t turns stands upright once turned by -t more.
+    return scores.embeddings[(-turns) % TURNS, np.arange(len(best))]
 
 
 def apply_turn_prior(joint: np.ndarray, strength: float = PRIOR_STRENGTH) -> np.ndarray:

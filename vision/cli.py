@@ -1,9 +1,19 @@
-"""Command line: ``python -m vision recognize PHOTO [PHOTO ...] [--size 4x4] [--json]``.
+"""Command line: read boards, and teach the reader a dice set.
 
-The models are loaded once for all photos. With ``--json`` each photo gives one JSON object
-on its own line, in the order given: ``path, rows, cols, letters, confidence, centers`` or
-``path, error``. Exit status: 0 when every photo was read, 1 when some were not, 2 when the
-command itself cannot run (bad arguments, missing model).
+    python -m vision recognize PHOTO [PHOTO ...] [--size 4x4] [--set DIR] [--json]
+    python -m vision remember --set DIR PHOTO BOARD
+
+``recognize``: the models are loaded once for all photos. With ``--json`` each photo gives
+one JSON object on its own line, in the order given: ``path, rows, cols, letters,
+confidence, centers, corners`` or ``path, error``. With ``--set`` the dice are read with
+the memory of the dice set stored in DIR. Exit status: 0 when every photo was read, 1 when
+some were not, 2 when the command itself cannot run (bad arguments, missing model).
+
+``remember``: reads PHOTO and adds its dice, with the faces of BOARD (the board as it
+really is, in the board notation: rows separated by spaces, ``q`` the Qu die), to the dice
+set in DIR (created if need be): a confirmed board, as a host confirms one on the site.
+Exit status 0 when remembered, 1 when the photo has no board of BOARD's size, 2 for bad
+arguments.
 """
 
 from __future__ import annotations
@@ -16,6 +26,8 @@ from pathlib import Path
 from typing import TextIO
 
 from vision.errors import ModelError
+from vision.lattice import SIDES
+from vision.memory import SetMemory, board_crops
 from vision.recognize import MODELS_DIR, BoardReader, BoardReading, parse_size
 
 
@@ -37,6 +49,17 @@ def build_parser() -> argparse.ArgumentParser:
     recognize.add_argument("--json", action="store_true", help="one JSON object per line")
     recognize.add_argument("--models", type=Path, default=MODELS_DIR, help=argparse.SUPPRESS)
     recognize.add_argument("--threads", type=int, default=0, help="TensorFlow threads (0: all)")
+    recognize.add_argument("--set", type=Path, help="read with the dice set stored in this folder")
+    remember = commands.add_parser(
+        "remember", help="add a photo's dice, as BOARD says they are, to a dice set"
+    )
+    remember.add_argument("--set", type=Path, required=True, help="the dice set's folder")
+    remember.add_argument("photo", metavar="PHOTO")
+    remember.add_argument(
+        "board", metavar="BOARD", help='the true board, e.g. "tntb gdar elte sish"'
+    )
+    remember.add_argument("--models", type=Path, default=MODELS_DIR, help=argparse.SUPPRESS)
+    remember.add_argument("--threads", type=int, default=0, help="TensorFlow threads (0: all)")
     return parser
 
 
@@ -55,19 +78,26 @@ def format_reading(path: str, reading: BoardReading) -> str:
     return "\n".join(lines)
 
 
-def recognize(args: argparse.Namespace, out: TextIO) -> int:
+def load_reader(args: argparse.Namespace) -> BoardReader | None:
     if args.threads:
         from vision.runtime import configure_threads
 
         configure_threads(args.threads)
     try:
-        reader = BoardReader(args.models)
+        return BoardReader(args.models)
     except ModelError as error:
         print(f"error: {error}", file=sys.stderr)
+        return None
+
+
+def recognize(args: argparse.Namespace, out: TextIO) -> int:
+    memory = SetMemory.load(args.set) if args.set else None
+    reader = load_reader(args)
+    if reader is None:
         return 2
     failures = 0
     for path in args.photos:
-        result = reader.try_read(path, args.size)
+        result = reader.try_read(path, args.size, memory=memory)
         if isinstance(result, BoardReading):
             text = (
                 json.dumps({"path": path, **result.as_dict()})
@@ -85,8 +115,42 @@ def recognize(args: argparse.Namespace, out: TextIO) -> int:
     return 1 if failures else 0
 
 
+def remember(args: argparse.Namespace, out: TextIO) -> int:
+    from solver.board import parse_board
+
+    try:
+        board = parse_board(args.board)
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    if board.rows != board.cols or board.rows not in SIDES:
+        print(f"error: {args.board!r} is not a 4x4, 5x5 or 6x6 board", file=sys.stderr)
+        return 2
+    memory = SetMemory.load(args.set)
+    reader = load_reader(args)
+    if reader is None:
+        return 2
+    result = reader.try_read(args.photo, board.rows, memory=memory)
+    if not isinstance(result, BoardReading):
+        print(f"{args.photo}: error: {result}", file=out)
+        return 1
+    faces = list(board.faces)
+    memory = memory.added(board_crops(args.photo, result.corners, board.rows, board.cols), faces)
+    memory.save(args.set)
+    read = [face for row in result.letters for face in row]
+    corrected = sum(a != b for a, b in zip(read, faces, strict=True))
+    print(
+        f"{args.photo}: {board.rows}x{board.cols} remembered ({corrected} dice read otherwise);"
+        f" {len(memory)} exemplars of {len(set(memory.faces))} faces in {args.set}",
+        file=out,
+    )
+    return 0
+
+
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "recognize":
         return recognize(args, out or sys.stdout)
+    if args.command == "remember":
+        return remember(args, out or sys.stdout)
     return 2  # pragma: no cover - argparse rejects other commands

@@ -76,10 +76,61 @@ def blurred(
     return cv2.GaussianBlur(image, (0, 0), BLUR_SIGMA), centers
 
 
+# Close-ups: the frame ends this many die spacings beyond the outer dice's centres, each
+# side on its own (0.4 is about a die's edge: below it the outer dice are cut; a letter
+# reaches about 0.2 from the centre, so every letter stays whole).
+CLOSE_UP_MARGIN = (0.25, 0.6)
+# ... and the close-up's longer side, in pixels (a phone held just above the board: dice
+# of 70 to 300 pixels).
+CLOSE_UP_SIDE = (800, 1400)
+
+
+def die_spacing(centers: np.ndarray) -> float:
+    """The median distance from a die centre to its nearest neighbour (pixels)."""
+    distance = np.linalg.norm(centers[:, None] - centers[None], axis=-1)
+    np.fill_diagonal(distance, np.inf)
+    return float(np.median(distance.min(axis=1)))
+
+
+def close_up(
+    rng: np.random.Generator, image: np.ndarray, centers: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Held just above the board: only the dice in view, the tray out of it, the outer
+    dice touching or cut by the frame, at a phone's resolution."""
+    spacing = die_spacing(centers)
+    low, high = centers.min(axis=0), centers.max(axis=0)
+    margins = rng.uniform(*CLOSE_UP_MARGIN, size=4) * spacing
+    height, width = image.shape[:2]
+    x0, y0 = max(0, int(low[0] - margins[0])), max(0, int(low[1] - margins[1]))
+    x1 = min(width, int(np.ceil(high[0] + margins[2])))
+    y1 = min(height, int(np.ceil(high[1] + margins[3])))
+    part = image[y0:y1, x0:x1]
+    scale = rng.uniform(*CLOSE_UP_SIDE) / max(part.shape[:2])
+    size = (round(part.shape[1] * scale), round(part.shape[0] * scale))
+    resized = cv2.resize(part, size, interpolation=cv2.INTER_CUBIC)
+    moved = (centers - np.array([x0, y0], np.float64) + 0.5) * np.array(
+        [size[0] / part.shape[1], size[1] / part.shape[0]]
+    ) - 0.5
+    return resized, moved
+
+
+def recoloured(
+    rng: np.random.Generator, image: np.ndarray, centers: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """A set of another look: light letters on dark dice of some colour (the photo's
+    brightness turned over and its hues turned round), which no training photo has."""
+    hsv = cv2.cvtColor(255 - image, cv2.COLOR_RGB2HSV)
+    hsv[..., 0] = (hsv[..., 0].astype(np.int32) + int(rng.integers(0, 180))) % 180
+    hsv[..., 1] = np.clip(hsv[..., 1].astype(np.float32) * rng.uniform(1.0, 2.5) + 40, 0, 255)
+    return cv2.cvtColor(hsv, cv2.COLOR_HSV2RGB), centers
+
+
 CONDITIONS: dict[str, Condition] = {
     "plain": plain,
     "rotated": rotated,
     "small in clutter": small_in_clutter,
     "bright x1.6": bright,
     "blurred sigma 2": blurred,
+    "close-up": close_up,
+    "another look": recoloured,
 }

@@ -6,7 +6,9 @@ but on a busy tablecloth it may be the clutter, so up to ``MAX_REGIONS`` cluster
 tried in turn. For each, pass 2 looks again at a square window around it, so small boards
 in large photos are seen at a useful resolution, and pass 3 re-centres on what pass 2
 found. Peaks of a heat map are die centres; the caller fits a grid to each pass's peaks,
-the latest pass of the likeliest cluster first, until one fits.
+the latest pass of the likeliest cluster first, until one fits. When none does, the same
+passes run on the whole photo seen smaller: a close-up's dice are bigger than any the
+detector was trained on, and shrunk they are not.
 """
 
 from __future__ import annotations
@@ -37,6 +39,11 @@ COARSE_INPUT = 192
 WINDOW_MARGIN = 1.3
 # Padding value of letter-boxed windows (mid grey).
 PAD_VALUE = 114
+# Close-ups (the phone just above the board, the dice filling the frame and cut by it)
+# show dice bigger than the detector ever saw them: the whole photo is looked at again
+# shrunk to these shares of the window, grey around it, where their dice have the sizes it
+# knows. Only when nothing else fits: the die size comes from the dice themselves.
+ZOOMED_OUT = (0.6, 0.4)
 
 
 @dataclass(frozen=True)
@@ -90,12 +97,6 @@ def square_window(
         ]
     )
     return Window(canvas, transform)
-
-
-def whole_photo_window(image: np.ndarray, out: int = DETECTOR_INPUT) -> Window:
-    """The whole photo, letter-boxed into an ``out`` x ``out`` square."""
-    height, width = image.shape[:2]
-    return square_window(image, (width / 2, height / 2), max(width, height), out)
 
 
 def heat_to_pixel(points: np.ndarray) -> np.ndarray:
@@ -173,6 +174,17 @@ def dice_regions(
     return regions
 
 
+@dataclass(frozen=True)
+class Candidate:
+    """One pass's die centres (N, 2) in photo pixels and their heats: of the whole photo
+    (``whole``, pass 1) or of a closer look at a cluster, seen at ``share`` of its size."""
+
+    points: np.ndarray
+    scores: np.ndarray
+    share: float
+    whole: bool
+
+
 class DiceDetector:
     """Wraps the heat-map model: ``candidates`` gives die centres in photo pixels."""
 
@@ -184,19 +196,28 @@ class DiceDetector:
         batch = window[None].astype(np.float32)
         return np.asarray(self._predict(batch))[0, ..., 0]
 
-    def candidates(self, image: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-        """Die centres (N, 2) in photo pixels with their heats, pass after pass, computed
-        only as the caller asks for more: passes 3 then 2 around the likeliest cluster of
-        pass 1, then around the next clusters, and pass 1 itself last.
-        Raises GridNotFoundError when the first pass finds no dice at all.
+    def candidates(self, image: np.ndarray) -> Iterator[Candidate]:
+        """Die centres in photo pixels with their heats, pass after pass, computed only as
+        the caller asks for more: passes 3 then 2 around the likeliest cluster of pass 1,
+        then around the next clusters, and pass 1 itself; then the same for the whole photo
+        seen smaller (``ZOOMED_OUT``), for close-ups.
+        Raises GridNotFoundError when no pass finds any dice at all.
         """
-        whole = whole_photo_window(image, COARSE_INPUT)
-        points, scores = find_peaks(self.heat(whole.pixels))
-        if len(points) == 0:
+        height, width = image.shape[:2]
+        found_any = False
+        for share in (1.0, *ZOOMED_OUT):
+            side = max(width, height) / share
+            view = square_window(image, (width / 2, height / 2), side, COARSE_INPUT)
+            points, scores = find_peaks(self.heat(view.pixels))
+            if len(points) == 0:
+                continue
+            found_any = True
+            for region in dice_regions(points, scores):
+                for closer, heats in self._closer_looks(image, view, region):
+                    yield Candidate(closer, heats, share, whole=False)
+            yield Candidate(view.to_photo(heat_to_pixel(points)), scores, share, whole=True)
+        if not found_any:
             raise GridNotFoundError("no grid found")
-        for region in dice_regions(points, scores):
-            yield from self._closer_looks(image, whole, region)
-        yield whole.to_photo(heat_to_pixel(points)), scores
 
     def _closer_looks(
         self, image: np.ndarray, window: Window, region: tuple[float, float, float, float]

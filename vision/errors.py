@@ -89,3 +89,8 @@ def _or_list(values: tuple[int, ...]) -> str:
     if len(words) == 1:
         return words[0]
     return ", ".join(words[:-1]) + " or " + words[-1]
+
+
+class CornersError(VisionError, ValueError):
+    """Corners given by hand that cannot frame a board (not four points, not a convex
+    quadrilateral inside the photo, too small)."""

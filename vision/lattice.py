@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from vision.errors import DiceCountError, GridNotFoundError
+from vision.errors import CornersError, DiceCountError, GridNotFoundError
 
 SIDES = (4, 5, 6)
 # Largest share of a board's dice that may go undetected and be filled in from the grid.
@@ -56,6 +56,10 @@ class Grid:
         cols, rows = np.meshgrid(np.arange(self.cols), np.arange(self.rows))
         return self.to_image(np.stack([cols, rows], axis=-1).astype(np.float64))
 
+    def corners(self) -> np.ndarray:
+        """The board's outer corners in pixels (4, 2), clockwise from the top left."""
+        return self.to_image(outer_corners(self.rows, self.cols))
+
     def spacing(self) -> float:
         """Mean distance in pixels between neighbouring die centres."""
         centers = self.centers()
@@ -64,6 +68,44 @@ class Grid:
             np.linalg.norm(np.diff(centers, axis=0), axis=-1).ravel(),
         ]
         return float(np.concatenate(steps).mean())
+
+
+# Lattice points of a board's outer corners, clockwise from the top left: the outer edges
+# of the corner dice, half a cell beyond their centres.
+def outer_corners(rows: int, cols: int) -> np.ndarray:
+    return np.array(
+        [[-0.5, -0.5], [cols - 0.5, -0.5], [cols - 0.5, rows - 0.5], [-0.5, rows - 0.5]],
+        np.float64,
+    )
+
+
+# Corners given by hand must enclose at least this many pixels a cell (in the picture the
+# reader works on), or the dice are too small to read.
+MIN_CORNER_CELL_PIXELS = 8.0
+
+
+def grid_from_corners(corners: np.ndarray, rows: int, cols: int) -> Grid:
+    """The grid whose outer corners (clockwise from the top left, the board as the host
+    sees it) are ``corners`` (4, 2) in pixels. Raises ``CornersError`` when they cannot
+    frame a board: not a convex quadrilateral, turning the wrong way, or too small."""
+    points = np.asarray(corners, np.float64)
+    if points.shape != (4, 2) or not np.isfinite(points).all():
+        raise CornersError("give four corners, each as [x, y]")
+    edges = np.roll(points, -1, axis=0) - points
+    following = np.roll(edges, -1, axis=0)
+    turns = edges[:, 0] * following[:, 1] - edges[:, 1] * following[:, 0]
+    if not (turns > 0).all():  # y grows downwards: clockwise on screen is a positive cross
+        raise CornersError(
+            "the corners must go round the board clockwise from its top left, without crossing"
+        )
+    x, y = points[:, 0], points[:, 1]
+    area = 0.5 * abs(float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))))
+    if area / (rows * cols) < MIN_CORNER_CELL_PIXELS**2:
+        raise CornersError("the corners enclose too little of the photo to hold a board")
+    homography = cv2.getPerspectiveTransform(
+        outer_corners(rows, cols).astype(np.float32), points.astype(np.float32)
+    )
+    return Grid(rows, cols, homography.astype(np.float64))
 
 
 @dataclass(frozen=True, eq=False)

@@ -150,6 +150,11 @@ class Photo:
         factor = np.array(self.scale)
         return (np.asarray(points, np.float64) + 0.5) * factor - 0.5
 
+    def from_full(self, points: np.ndarray) -> np.ndarray:
+        """Map (..., 2) pixel coordinates of the full photo to ``pixels``."""
+        factor = np.array(self.scale)
+        return (np.asarray(points, np.float64) + 0.5) / factor - 0.5
+
 
 def load_image(
     source: ImageSource,

@@ -8,28 +8,35 @@ from __future__ import annotations
 
 import contextlib
 import io
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 from PIL import Image
 
 from vision.classify import DieClassifier
 from vision.crops import cut_dice
-from vision.detect import DiceDetector
+from vision.detect import Candidate, DiceDetector
 from vision.errors import (
     BoardNotFoundError,
     ClutteredPhotoError,
+    CornersError,
     DiceTooSmallError,
     GridNotFoundError,
     VisionError,
 )
-from vision.lattice import SIDES, GridFit, fit_grid
+from vision.lattice import SIDES, GridFit, fit_grid, grid_from_corners
 from vision.loading import ImageSource, Photo, load_photo
+from vision.memory import SetMemory
 from vision.nets import CLASSIFIER_INPUT
+from vision.polarity import light_letters
 from vision.runtime import load_model
+from vision.typicality import PROTOTYPES_FILE, FacePrototypes
 
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
+Failure = TypeVar("Failure", bound=VisionError)
 DETECTOR_FILE = "dice_detector.keras"
 CLASSIFIER_FILE = "die_classifier.keras"
 # Large JPEGs are decoded at a reduced scale down to this side (pixels): still at least
@@ -61,15 +68,19 @@ class BoardReading:
     confidence: list[list[float]]
     centers: list[list[list[float]]]
     filled: int = 0  # dice the detector missed, placed from the grid
+    # The board's outer corners [x, y], clockwise from the top left die's: the grid the
+    # dice were read in, which the host may move (``BoardReader.read(corners=...)``).
+    corners: list[list[float]] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, object]:
-        """JSON-ready form (keys rows, cols, letters, confidence, centers)."""
+        """JSON-ready form (keys rows, cols, letters, confidence, centers, corners)."""
         return {
             "rows": self.rows,
             "cols": self.cols,
             "letters": self.letters,
             "confidence": [[round(value, 4) for value in row] for row in self.confidence],
             "centers": [[[round(v, 1) for v in point] for point in row] for row in self.centers],
+            "corners": [[round(v, 1) for v in point] for point in self.corners],
         }
 
     def text(self) -> str:
@@ -98,7 +109,13 @@ class BoardReader:
 
     def __init__(self, models_dir: Path = MODELS_DIR, tta: bool = True) -> None:
         self.detector = DiceDetector(load_model(Path(models_dir) / DETECTOR_FILE))
-        self.classifier = DieClassifier(load_model(Path(models_dir) / CLASSIFIER_FILE), tta=tta)
+        prototypes_path = Path(models_dir) / PROTOTYPES_FILE
+        # The prototypes belong to the classifier beside them; a models folder without
+        # them (a classifier just trained) reads without the typicality check.
+        prototypes = FacePrototypes.load(prototypes_path) if prototypes_path.is_file() else None
+        self.classifier = DieClassifier(
+            load_model(Path(models_dir) / CLASSIFIER_FILE), tta=tta, prototypes=prototypes
+        )
 
     def warm_up(self) -> None:
         """Read a blank picture and run the classifier once per board size: TensorFlow
@@ -114,13 +131,25 @@ class BoardReader:
                 np.zeros((side * side, CLASSIFIER_INPUT, CLASSIFIER_INPUT), np.uint8)
             )
 
-    def read(self, source: ImageSource | np.ndarray, size: int | None = None) -> BoardReading:
+    def read(
+        self,
+        source: ImageSource | np.ndarray,
+        size: int | None = None,
+        corners: Sequence[Sequence[float]] | None = None,
+        memory: SetMemory | None = None,
+    ) -> BoardReading:
         """Read the board in ``source``; ``size`` (4, 5 or 6) forces the grid side.
 
-        Raises an ImageError for unusable input and BoardNotFoundError (GridNotFoundError,
-        DiceCountError) when no board is read.
+        ``corners``: the board's four outer corners as the host placed them (full-size
+        photo pixels, clockwise from the top left; ``size`` then required): no detection,
+        the dice inside them are read. ``memory``: the dice set's confirmed exemplars
+        (``vision.memory``), read with the classifier.
+
+        Raises an ImageError for unusable input, CornersError for corners that frame no
+        board, and BoardNotFoundError (GridNotFoundError, DiceCountError) when no board is
+        read.
         """
-        result = self.try_read(source, size)
+        result = self.try_read(source, size, corners, memory)
         if isinstance(result, VisionError):
             try:
                 raise result
@@ -129,35 +158,39 @@ class BoardReader:
         return result
 
     def try_read(
-        self, source: ImageSource | np.ndarray, size: int | None = None
+        self,
+        source: ImageSource | np.ndarray,
+        size: int | None = None,
+        corners: Sequence[Sequence[float]] | None = None,
+        memory: SetMemory | None = None,
     ) -> BoardReading | VisionError:
         """``read``, returning the VisionError instead of raising it."""
         try:
-            return self._read(source, size)
+            return self._read(source, size, corners, memory)
         except VisionError as error:
             return without_tracebacks(error)
 
-    def _read(self, source: ImageSource | np.ndarray, size: int | None) -> BoardReading:
+    def _read(
+        self,
+        source: ImageSource | np.ndarray,
+        size: int | None,
+        corners: Sequence[Sequence[float]] | None,
+        memory: SetMemory | None,
+    ) -> BoardReading:
         if isinstance(source, np.ndarray):
             photo = Photo(source, (1.0, 1.0))
         else:
             photo = load_photo(source, work_side=WORK_SIDE)
-        sides = (size,) if size else SIDES
         pixels = photo.pixels
-        try:
-            fit = self._fit(pixels, sides)
-        except DiceTooSmallError:
-            raise  # a darker copy has dice no bigger
-        except BoardNotFoundError as error:
-            # Blown highlights (a flash, a lamp overhead) wash the dice into the tray: a
-            # darker copy is tried before giving up.
-            pixels = toned_down(pixels)
-            try:
-                fit = self._fit(pixels, sides)
-            except BoardNotFoundError:
-                raise error from None
-        grid = fit.grid
-        reading = self.classifier.read(cut_dice(pixels, grid))
+        missing = 0
+        if corners is not None:
+            if size is None:
+                raise CornersError("say the board's size (4x4, 5x5 or 6x6) with its corners")
+            grid = grid_from_corners(photo.from_full(np.asarray(corners, np.float64)), size, size)
+        else:
+            fit, pixels = self._fit_or_tone_down(pixels, (size,) if size else SIDES)
+            grid, missing = fit.grid, fit.missing
+        reading = self.classifier.read(cut_dice(pixels, grid), memory)
         centers = photo.to_full(grid.centers())
         letters, confidence, coords = [], [], []
         for row in range(grid.rows):
@@ -165,53 +198,97 @@ class BoardReader:
             letters.append([reading.faces[i] for i in cells])
             confidence.append([reading.confidence[i] for i in cells])
             coords.append([[float(v) for v in centers[row, col]] for col in range(grid.cols)])
-        return BoardReading(grid.rows, grid.cols, letters, confidence, coords, fit.missing)
+        outline = [[float(x), float(y)] for x, y in photo.to_full(grid.corners())]
+        return BoardReading(
+            grid.rows, grid.cols, letters, confidence, coords, missing, corners=outline
+        )
+
+    def _fit_or_tone_down(
+        self, pixels: np.ndarray, sides: tuple[int, ...]
+    ) -> tuple[GridFit, np.ndarray]:
+        """The grid, and the pixels to read the dice from. When the photo as it is holds no
+        board: blown highlights (a flash, a lamp overhead) wash the dice into the tray, so a
+        darker copy is tried; then the photo's negative, where dark dice with light letters
+        (which the detector never saw) look like the light ones it knows, taken only when
+        the dice it finds do show light letters (a tray's empty holes turn light too). The
+        photo's own reason is reported when none fits."""
+        first = self._try_fit(pixels, sides)
+        if isinstance(first, GridFit):
+            return first, pixels
+        if isinstance(first, DiceTooSmallError):
+            raise first  # a darker copy has dice no bigger
+        darker = toned_down(pixels)
+        fit = self._try_fit(darker, sides)
+        if isinstance(fit, GridFit):
+            return fit, darker
+        fit = self._try_fit(255 - pixels, sides)
+        if isinstance(fit, GridFit) and light_letters(cut_dice(pixels, fit.grid)):
+            return fit, pixels
+        raise first
+
+    def _try_fit(self, image: np.ndarray, sides: tuple[int, ...]) -> GridFit | BoardNotFoundError:
+        """``_fit``, returning its error (without tracebacks: nothing of this attempt's
+        frames and pixels stays behind) instead of raising it."""
+        try:
+            return self._fit(image, sides)
+        except BoardNotFoundError as error:
+            return without_tracebacks(error)
 
     def _fit(self, image: np.ndarray, sides: tuple[int, ...]) -> GridFit:
         """The grid of the first detector pass (``DiceDetector.candidates``) whose centres
-        fit one.
+        fit one, with dice big enough to read.
 
         The error says what the photographer should change: dice too small to read, with
         a grid or without (``DiceTooSmallError``), many die-like things and no board among
         them (``ClutteredPhotoError``), or else the likeliest board's own reason."""
         failure: BoardNotFoundError | None = None
-        # The likeliest board's latest pass (the first one) and the whole photo (the last).
-        first: tuple[np.ndarray, np.ndarray] | None = None
-        last: tuple[np.ndarray, np.ndarray] | None = None
-        for points, scores in self.detector.candidates(image):
-            first = first or (points, scores)
-            last = (points, scores)
+        too_small: float | None = None
+        likeliest: Candidate | None = None  # the likeliest board's latest pass
+        whole: Candidate | None = None  # the whole photo, as taken
+        for candidate in self.detector.candidates(image):
+            likeliest = likeliest or candidate
+            if candidate.whole and candidate.share == 1.0:
+                whole = candidate
             try:
-                fit = fit_grid(points, sides=sides, scores=scores)
+                fit = fit_grid(candidate.points, sides=sides, scores=candidate.scores)
             except BoardNotFoundError as error:
                 failure = failure or error  # report the likeliest board's reason
                 continue
-            if fit.grid.spacing() < MIN_DIE_PIXELS:
-                raise DiceTooSmallError(fit.grid.spacing())
+            spacing = fit.grid.spacing()
+            if spacing < MIN_DIE_PIXELS:
+                # Letters' strokes in a close-up can line up too; a smaller view may
+                # still find the dice themselves.
+                too_small = spacing if too_small is None else max(too_small, spacing)
+                continue
             return fit
-        assert failure is not None and first is not None and last is not None
-        spacing = peak_spacing(*first)
-        if spacing is not None and spacing < MIN_DIE_PIXELS:
-            raise DiceTooSmallError(spacing) from failure
-        # Peaks of the whole photo (the last pass) beyond those of the likeliest board.
-        strays = len(last[0]) - len(first[0])
+        if too_small is not None:
+            raise DiceTooSmallError(too_small) from failure
+        assert failure is not None and likeliest is not None
+        apart = peak_spacing(likeliest.points, likeliest.scores)
+        if apart is not None and apart < MIN_DIE_PIXELS:
+            raise DiceTooSmallError(apart) from failure
+        # Peaks of the whole photo (pass 1) beyond those of the likeliest board.
+        strays = len(whole.points) - len(likeliest.points) if whole is not None else 0
         if isinstance(failure, GridNotFoundError) and strays >= CLUTTER_PEAKS:
             raise ClutteredPhotoError(str(failure)) from failure
         raise failure
 
 
-def without_tracebacks(error: VisionError) -> VisionError:
+def without_tracebacks(error: Failure) -> Failure:
     """``error`` with no traceback on it or the errors chained to it. A failed reading's
     frames (the photo's pixels, the detector's windows) and the errors they keep in their
     variables form reference cycles, which the web process's tuned collector reaches late:
     six unreadable photos held the web process some 80 MB higher. Without the tracebacks
     they go as soon as the caller drops the error."""
     seen: set[int] = set()
-    link: BaseException | None = error
-    while link is not None and id(link) not in seen:
+    waiting: list[BaseException] = [error]
+    while waiting:  # every error chained to it, by cause or by context
+        link = waiting.pop()
+        if id(link) in seen:
+            continue
         seen.add(id(link))
         link.__traceback__ = None
-        link = link.__cause__ or link.__context__
+        waiting += [chained for chained in (link.__cause__, link.__context__) if chained]
     return error
 
 

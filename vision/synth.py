@@ -67,6 +67,21 @@ DIE_COLOURS = ((245, 245, 240), (240, 235, 215), (230, 230, 230), (250, 250, 250
 INK_COLOURS = ((15, 15, 15), (40, 40, 40), (20, 35, 120), (30, 50, 160), (10, 20, 70))
 
 
+@dataclass(frozen=True)
+class SetStyle:
+    """One dice set's look, the same on every board drawn with it (``render_board``):
+    what measuring the reader on a set it has never seen needs (``vision.evaluate``)."""
+
+    name: str
+    font: str  # a font file's path
+    die: tuple[int, int, int]
+    ink: tuple[int, int, int]
+    tray: tuple[int, int, int]
+    qu_print: str = "Qu"  # "Qu", "Q" or "QU"
+    bars: str = "solid"  # under M W N Z: "solid", "dashed" or "none"
+    glyph_scale: float = 0.66  # a single letter's height, a share of the die
+
+
 def available_fonts() -> list[str]:
     """Paths of the candidate fonts present on this machine."""
     return [path for path in FONT_CANDIDATES if Path(path).is_file()]
@@ -104,9 +119,15 @@ def face_text(face: str, rng: np.random.Generator | None = None) -> str:
 
 
 def draw_glyph(
-    rng: np.random.Generator, face: str, size: int, fonts: list[str], ink: tuple[int, int, int]
+    rng: np.random.Generator,
+    face: str,
+    size: int,
+    fonts: list[str],
+    ink: tuple[int, int, int],
+    style: SetStyle | None = None,
 ) -> Image.Image:
-    """An RGBA tile ``size`` x ``size`` with the face's glyph upright, centred, on clear."""
+    """An RGBA tile ``size`` x ``size`` with the face's glyph upright, centred, on clear;
+    drawn as ``style`` prints it when given."""
     tile = Image.new("RGBA", (size, size), (0, 0, 0, 0))
     draw = ImageDraw.Draw(tile)
     if face == "#":
@@ -117,10 +138,16 @@ def draw_glyph(
             (start, start, start + side, start + side), radius=radius, fill=(*ink, 255)
         )
         return tile
-    text = face_text(face, rng)
-    scale = rng.uniform(0.52, 0.78) if len(text) == 1 else rng.uniform(0.38, 0.55)
-    barred = face in BARRED and rng.random() < 0.85
-    if fonts and rng.random() < 0.92:
+    if style is not None:
+        text = style.qu_print if face == "qu" else face_text(face)
+        scale = style.glyph_scale * (1.0 if len(text) == 1 else 0.72)
+        barred = face in BARRED and style.bars != "none"
+        fonts = [style.font]
+    else:
+        text = face_text(face, rng)
+        scale = rng.uniform(0.52, 0.78) if len(text) == 1 else rng.uniform(0.38, 0.55)
+        barred = face in BARRED and rng.random() < 0.85
+    if fonts and (style is not None or rng.random() < 0.92):
         font = _font(fonts[rng.integers(len(fonts))], max(8, int(size * scale)))
         x0, y0, x1, y1 = draw.textbbox((0, 0), text, font=font)
         width, height = x1 - x0, y1 - y0
@@ -132,7 +159,7 @@ def draw_glyph(
     else:
         glyph_box = _hershey_text(rng, tile, text, size, scale, ink, barred)
     if barred:
-        _draw_bar(rng, draw, glyph_box, size, ink)
+        _draw_bar(rng, draw, glyph_box, size, ink, None if style is None else style.bars == "solid")
     return tile
 
 
@@ -167,12 +194,14 @@ def _draw_bar(
     glyph_box: tuple[float, float, float, float],
     size: int,
     ink: tuple[int, int, int],
+    solid: bool | None = None,
 ) -> None:
-    """A solid or dashed bar under the glyph, as printed under M W N Z."""
+    """A solid or dashed bar under the glyph, as printed under M W N Z (``solid``: which,
+    or None for a random one)."""
     x0, _, x1, y1 = glyph_box
     thickness = max(2, int(size * rng.uniform(0.04, 0.07)))
     top = y1 + size * rng.uniform(0.04, 0.09)
-    if rng.random() < 0.6:
+    if solid if solid is not None else rng.random() < 0.6:
         draw.rectangle((x0, top, x1, top + thickness), fill=(*ink, 255))
         return
     dashes = int(rng.integers(3, 5))
@@ -213,8 +242,10 @@ def draw_board_plane(
     turns: np.ndarray,
     fonts: list[str],
     elevation: float | None = None,
+    style: SetStyle | None = None,
 ) -> tuple[np.ndarray, np.ndarray, float]:
     """The flat board: an RGBA canvas, die centres on it (rows, cols, 2), and the margin.
+    ``style``: the dice set's look (colours, font, prints), else random ones.
 
     ``elevation`` (degrees above the table, for a low-angle shot) draws each die's near
     side, letter included, as tall as a camera that low sees it, reaching over the next
@@ -229,7 +260,7 @@ def draw_board_plane(
         tray = TRAY_COLOURS[rng.integers(len(TRAY_COLOURS))]
     else:
         tray = tuple(int(v) for v in rng.integers(0, 256, 3))
-    tray = _jitter_colour(rng, tray, 12)
+    tray = _jitter_colour(rng, style.tray if style else tray, 12)
     draw.rounded_rectangle(
         (0, 0, width - 1, height - 1), radius=int(margin * rng.uniform(0.3, 1.0)), fill=(*tray, 255)
     )
@@ -239,6 +270,8 @@ def draw_board_plane(
     )
     die_colour = _jitter_colour(rng, DIE_COLOURS[rng.integers(len(DIE_COLOURS))], 6)
     ink = _jitter_colour(rng, INK_COLOURS[rng.integers(len(INK_COLOURS))], 8)
+    if style is not None:
+        die_colour, ink = _jitter_colour(rng, style.die, 4), _jitter_colour(rng, style.ink, 4)
     die_scale = rng.uniform(0.78, 0.92)
     die = int(CELL * die_scale)
     if elevation is None:
@@ -261,7 +294,7 @@ def draw_board_plane(
             if elevation is not None:
                 _draw_side_letter(rng, canvas, base, side_dir[1], fonts, ink)
             draw.rounded_rectangle(base, radius=radius, fill=(*die_colour, 255))
-            glyph = draw_glyph(rng, faces[row][col], die, fonts, ink)
+            glyph = draw_glyph(rng, faces[row][col], die, fonts, ink, style)
             angle = 90 * int(turns[row, col]) + rng.normal(0, 4)
             glyph = glyph.rotate(angle, resample=Image.Resampling.BILINEAR)
             canvas.alpha_composite(glyph, (int(cx - die / 2), int(cy - die / 2)))
@@ -418,19 +451,21 @@ def render_board(
     effects: bool = True,
     background: np.ndarray | None = None,
     elevation: float | None = None,
+    style: SetStyle | None = None,
 ) -> SyntheticBoard:
     """Render a synthetic photo of a ``side`` x ``side`` board.
 
     ``faces`` (rows of faces, which may make any rectangle; ``""`` leaves a cell empty)
     and ``turns`` (quarter turns per die) are random when not given; ``fill`` is the board's share of the photo's shorter side. The image is RGB,
     ``photo_size`` is (width, height). ``elevation`` (degrees above the table) makes it a
-    low-angle shot: the board squashed, the near sides of the dice in view.
+    low-angle shot: the board squashed, the near sides of the dice in view. ``style``
+    draws the dice of one set (``SetStyle``) instead of random ones.
     """
     fonts = available_fonts() if fonts is None else fonts
     faces = faces or random_faces(rng, side)
     rows, cols = len(faces), len(faces[0])
     turns = rng.integers(0, 4, (rows, cols)) if turns is None else np.asarray(turns)
-    plane, plane_centers, margin = draw_board_plane(rng, faces, turns, fonts, elevation)
+    plane, plane_centers, margin = draw_board_plane(rng, faces, turns, fonts, elevation, style)
     fill = rng.uniform(0.3, 0.95) if fill is None else fill
     placement = random_placement(rng, (plane.shape[1], plane.shape[0]), photo_size, fill, elevation)
     width, height = photo_size

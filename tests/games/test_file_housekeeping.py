@@ -54,6 +54,7 @@ def test_the_task_deletes_old_versions_and_orphaned_photo_files(settings, tmp_pa
         "dictionary_discarded_files": 0,
         "photo_files": 1,
         "photo_folders": 0,
+        "dice_sets": 0,  # dicesets' clean-up, through games.signals.housekeeping
     }
     assert not services.version_path(old).exists()
     assert services.version_path(tiny.current_version).exists()

@@ -4,6 +4,7 @@ room events, and the host confirming the read board with ``set_board``."""
 from __future__ import annotations
 
 import io
+import re
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
@@ -11,7 +12,6 @@ from pathlib import Path
 
 import pytest
 from asgiref.sync import sync_to_async
-from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.utils import timezone
 from PIL import Image
@@ -29,6 +29,7 @@ from tests.games.ws_helpers import (
     tear_down,
     two_players,
 )
+from tests.photos.helpers import PHOTO, photo_bytes, png_bytes, upload
 from vision.errors import (
     ClutteredPhotoError,
     DiceCountError,
@@ -38,10 +39,6 @@ from vision.errors import (
 from vision.recognize import BoardReading
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-BOARDS_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "boggle-boards"
-# A 4x4 photo that the shipped models read whole ("ygkh auox mrlz isio" when written).
-PHOTO = BOARDS_DIR / "004d2c027e43dd194554d6527b4ba67a.jpg"
 
 
 @pytest.fixture(autouse=True)
@@ -57,45 +54,8 @@ def _media(settings, tmp_path):
     settings.PHOTOS_READ_IN_THREAD = False
 
 
-@pytest.fixture
-def fake_reader(monkeypatch):
-    """Replace the models with a reader returning ``fake_reader.reading`` (or raising it)."""
-
-    class FakeReader:
-        reading: BoardReading | Exception = BoardReading(
-            rows=4,
-            cols=4,
-            letters=[list("cats"), ["qu", "i", "e", "x"], list("dogz"), list("went")],
-            confidence=[[0.99] * 4, [0.99, 0.5, 0.99, 0.99], [0.99] * 4, [0.99] * 4],
-            centers=[[[float(c), float(r)] for c in range(4)] for r in range(4)],
-        )
-
-        def read(self, source):
-            assert isinstance(source, bytes)
-            if isinstance(self.reading, Exception):
-                raise self.reading
-            return self.reading
-
-    fake = FakeReader()
-    monkeypatch.setattr(reading, "_reader", fake)
-    return fake
-
-
 def real_photo_bytes() -> bytes:
-    if not PHOTO.is_file():
-        pytest.skip(f"the labelled board photos are not here ({PHOTO}); they live outside the repo")
-    return PHOTO.read_bytes()
-
-
-def png_bytes(size=(200, 200), mode="RGB") -> bytes:
-    buffer = io.BytesIO()
-    Image.new(mode, size).save(buffer, format="PNG")
-    return buffer.getvalue()
-
-
-async def upload(client: Client, code: str, data: bytes | None, name="board.jpg", **headers):
-    body = {} if data is None else {"photo": SimpleUploadedFile(name, data, "image/jpeg")}
-    return await sync_to_async(client.post)(f"/api/rooms/{code}/photos", body, **headers)
+    return photo_bytes(PHOTO)
 
 
 # ------------------------------------------------------------------ the real models
@@ -173,6 +133,15 @@ async def test_a_file_over_15_mb_is_413():
     assert response.status_code == 413
     assert response.json()["error"]["code"] == "too_large"
     assert "15 MB" in response.json()["error"]["message"]
+
+
+def test_the_page_refuses_the_same_size_before_sending():
+    """The room page checks a photo's size before uploading it (static/js/room/photo.js):
+    the same limit as the server's, so its own words are never wrong."""
+    script = (Path(__file__).resolve().parents[2] / "static/js/room/photo.js").read_text()
+    match = re.search(r"export const MAX_PHOTO_BYTES = ([\d_]+);", script)
+    assert match is not None
+    assert int(match.group(1).replace("_", "")) == photos_api.MAX_UPLOAD_BYTES
 
 
 async def test_an_image_over_the_pixel_limit_is_413():
@@ -410,7 +379,7 @@ async def test_a_photo_stuck_waiting_for_long_stops_counting(never_read):
     for _ in range(2):
         assert (await upload(ann.client, ann.code, png_bytes())).status_code == 202
     long_ago = timezone.now() - photos_api.PENDING_FOR_AT_MOST - timedelta(seconds=1)
-    await sync_to_async(BoardPhoto.objects.update)(created_at=long_ago)  # its worker died
+    await sync_to_async(BoardPhoto.objects.update)(queued_at=long_ago)  # its worker died
     assert (await upload(ann.client, ann.code, png_bytes())).status_code == 202
 
 
@@ -438,7 +407,7 @@ def test_a_process_reads_at_most_its_slots_of_photos_at_once(fake_reader, monkey
     monkeypatch.setattr(reading, "_reading_threads", ThreadPoolExecutor(max_workers=2))
     running, peak, lock, release = 0, 0, threading.Lock(), threading.Event()
 
-    def read(source):
+    def read(source, memory=None):
         nonlocal running, peak
         with lock:
             running += 1
@@ -469,6 +438,7 @@ def test_the_reader_is_preloaded_on_the_reading_thread(fake_reader, monkeypatch,
     with PHOTOS_PRELOAD_READER off it does nothing."""
     warmed_on: list[str] = []
     fake_reader.warm_up = lambda: warmed_on.append(threading.current_thread().name)
+    monkeypatch.setattr(reading, "_reads_since_load", 0)  # as just loaded: nothing read yet
     ready = threading.Event()
     settings.PHOTOS_PRELOAD_READER = False
     reading.preload_reader(on_ready=ready.set)

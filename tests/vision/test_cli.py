@@ -36,7 +36,7 @@ def test_json_lines_in_order(tmp_path: Path, reader, monkeypatch, encode) -> Non
     assert status == 1  # one photo failed
     assert [line["path"] for line in lines] == [str(good), str(bad), str(good)]
     first = lines[0]
-    assert set(first) == {"path", "rows", "cols", "letters", "confidence", "centers"}
+    assert set(first) == {"path", "rows", "cols", "letters", "confidence", "centers", "corners"}
     assert (first["rows"], first["cols"]) == (4, 4)
     for key in ("letters", "confidence", "centers"):
         assert len(first[key]) == 4
@@ -90,3 +90,29 @@ def test_missing_model_is_a_usage_error(tmp_path: Path, capsys) -> None:
     assert status == 2
     assert "model file missing" in capsys.readouterr().err
     assert out.getvalue() == ""
+
+
+def test_remember_then_recognize_with_the_set(tmp_path, validation_photos) -> None:
+    """``remember`` keeps a confirmed board's dice in the set's folder; ``recognize --set``
+    reads with them (same JSON as without)."""
+    photo = validation_photos[0]
+    out = io.StringIO()
+    read = cli.main(["recognize", str(photo.path), "--json"], out=out)
+    assert read == 0
+    first = json.loads(out.getvalue())
+    board = " ".join("".join("q" if f == "qu" else f for f in row) for row in first["letters"])
+    folder = tmp_path / "grandmas-set"
+    out = io.StringIO()
+    assert cli.main(["remember", "--set", str(folder), str(photo.path), board], out=out) == 0
+    assert f"{first['rows'] * first['cols']} exemplars" in out.getvalue()
+    out = io.StringIO()
+    assert cli.main(["recognize", "--set", str(folder), str(photo.path), "--json"], out=out) == 0
+    assert json.loads(out.getvalue())["letters"] == first["letters"]
+
+
+def test_remember_refuses_a_board_that_is_not_one(tmp_path, validation_photos) -> None:
+    status = cli.main(
+        ["remember", "--set", str(tmp_path / "set"), str(validation_photos[0].path), "abc de"],
+        out=io.StringIO(),
+    )
+    assert status == 2 and not (tmp_path / "set").exists()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.detect import dice_regions
+from vision.detect import Candidate, dice_regions
 from vision.errors import (
     BoardNotFoundError,
     ClutteredPhotoError,
@@ -34,9 +34,10 @@ class StubDetector:
         self.asked = 0
 
     def candidates(self, image: np.ndarray):
-        for points, scores in self.passes:
+        """The passes as given, the last one the whole photo's first pass."""
+        for index, (points, scores) in enumerate(self.passes):
             self.asked += 1
-            yield points, scores
+            yield Candidate(points, scores, 1.0, whole=index == len(self.passes) - 1)
 
 
 def reader_with(passes: list[tuple[np.ndarray, np.ndarray]]) -> BoardReader:
@@ -68,6 +69,16 @@ def test_tiny_dice_ask_to_move_closer():
     with pytest.raises(DiceTooSmallError, match=r"too small in this photo \(9 pixels across\)"):
         reader._fit(IMAGE, (4, 5, 6))
     assert DiceTooSmallError.advice.startswith("move closer")
+
+
+def test_a_grid_of_tiny_cells_gives_way_to_a_later_pass_of_real_dice():
+    """In a close-up, a letter's strokes can line up as a grid of tiny cells; the view of
+    the photo seen smaller then finds the dice."""
+    strokes = lattice(4, MIN_DIE_PIXELS - 3, (50, 50))
+    dice = lattice(4, 90.0, (60, 60))
+    reader = reader_with([(strokes, heats(strokes)), (dice, heats(dice))])
+    fit = reader._fit(IMAGE, (4, 5, 6))
+    assert fit.grid.spacing() > 80
 
 
 def test_many_peaks_and_no_grid_is_clutter():
@@ -138,11 +149,11 @@ class BrightnessDetector:
         # In the bright photo the highlights hide a row of dice: no board.
         found = 12 if image.mean() >= self.darker_than else self.dark_finds
         points = lattice(4, 40.0, (60, 60))[:found]
-        yield points, heats(points)
+        yield Candidate(points, heats(points), 1.0, whole=True)
 
 
 class StubClassifier:
-    def read(self, crops: np.ndarray):
+    def read(self, crops: np.ndarray, memory=None):
         class Reading:
             faces = ["a"] * len(crops)
             confidence = [0.99] * len(crops)
@@ -161,11 +172,13 @@ def test_a_washed_out_photo_is_tried_again_darker():
     assert (reading.rows, reading.cols) == (4, 4)
     assert reader.detector.means[0] == 200 and reader.detector.means[1] < 180  # type: ignore[attr-defined]
 
-    # The darker copy finds too little for a grid: the photo's own reason is reported.
+    # The darker copy finds too little for a grid, and so does the negative (dark dice,
+    # light letters): the photo's own reason is reported.
     reader.detector = BrightnessDetector(darker_than=180, dark_finds=2)  # type: ignore[assignment]
     with pytest.raises(DiceCountError, match="found 12 dice"):
         reader.read(photo)
-    assert len(reader.detector.means) == 2  # type: ignore[attr-defined]
+    means = reader.detector.means  # type: ignore[attr-defined]
+    assert means[0] == 200 and means[1] < 180 and means[2] == 55 and len(means) == 3
 
 
 def test_the_darker_copy_keeps_black_and_white():

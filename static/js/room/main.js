@@ -12,6 +12,7 @@ import { durationText, playersText } from "./format.js";
 import { Notices } from "./notices.js";
 import { Outbox, newClientId } from "./outbox.js";
 import { PhotoView } from "./photo.js";
+import { PhotoSetView } from "./photo-set.js";
 import { PlayView } from "./play.js";
 import { PlayersView } from "./players.js";
 import { HistoryView } from "./history.js";
@@ -274,6 +275,12 @@ const settingsView = new SettingsView(
   { form: $("#settings-form"), summary: $("#settings-summary"), note: $("#settings-note"), status: $("#settings-status") },
   { onChange: (changes) => send({ type: "update_settings", settings: changes }) },
 );
+const photoSetView = new PhotoSetView({ box: $("#photo-set-settings"), summary: $("#settings-summary") }, {
+  onChange: (changes) => {
+    settingsView.say(gettext("Saving…"));
+    send({ type: "update_settings", settings: changes });
+  },
+});
 new ShareView(
   {
     input: $("#join-link"),
@@ -318,6 +325,9 @@ const photoView = new PhotoView(
     hostNote: $("#photo-host-note"),
     useButton: $("#use-board"),
     cancel: $("#photo-cancel"),
+    adjust: $("#photo-adjust"),
+    place: $("#photo-place"),
+    corners: $("#photo-corners"),
   },
   { code, store, onUseBoard: (board) => send({ type: "set_board", board }) },
 );
@@ -411,6 +421,8 @@ store.subscribe((current, changed) => {
     if (changed.has("all") || changed.has("settings") || changed.has("host") || changed.has("round")) {
       settingsView.render(current);
     }
+    // After the settings view: everyone else sees the set in the settings' summary.
+    if (["all", "settings", "photo_set", "host", "round"].some((part) => changed.has(part))) photoSetView.render(current);
   }
   if (phase === "play") playView.render(current, changed);
   else feedback.letSleep();

@@ -2,11 +2,15 @@
 // real board (the phone's camera opens directly), the server reads it (board.reading, then
 // board.read or board.unreadable for everyone in the room), and an editable grid shows the
 // dice. Doubtful dice get an outline and a "?" (never colour alone). The host corrects the
-// grid and sends it with set_board; the next round plays it.
+// grid and sends it with set_board; the next round plays it. When no board was found, or
+// the grid read is wrong, any player may place the board's corners on the photo by hand
+// (corners.js); the server reads the dice inside them. While the server is still getting
+// its reader ready, the page says so with how far it is (board.reading's reader_progress).
 
 import { capitalise } from "../lib/api.js";
 import { h } from "../lib/dom.js";
-import { gettext, ngettext } from "../lib/i18n.js";
+import { gettext, ngettext, pageLanguage } from "../lib/i18n.js";
+import { CornersEditor } from "./corners.js";
 import { faceText } from "./format.js";
 
 // Why a photo could not be read, by the code of the room's board.unreadable event (its
@@ -32,6 +36,29 @@ const PHOTO_FAILURES = {
   too_small: () => gettext("the image is too small to hold a readable board"),
   lost: () => gettext("the photo was lost on the server; please upload it again"),
   failed: () => gettext("the photo could not be read; please try another"),
+  corners: () =>
+    gettext("the corners placed do not frame a board the reader can use; put them on the board's outer corners, clockwise from the top left"),
+};
+
+// The largest photo the server takes (photos/api.py MAX_UPLOAD_BYTES): a larger file is
+// refused here, before it is sent, in the page's words.
+export const MAX_PHOTO_BYTES = 15_000_000;
+
+// What the page says for the photo API's refusals, by their code (the server's message is
+// for a body-limit 413 the proxy's, or English: docs/api.md, "Board from a photo").
+const UPLOAD_REFUSALS = {
+  too_large: () =>
+    gettext("The photo is too large for the server: send one of at most %(limit)s MB (a phone camera's usual photo is fine).", {
+      limit: MAX_PHOTO_BYTES / 1e6,
+    }),
+  unsupported_image: () => gettext("Send the photo as a JPEG, PNG or WebP picture (on an iPhone: Settings, Camera, Formats, Most Compatible)."),
+};
+const CORNERS_REFUSALS = {
+  bad_corners: () => gettext("These corners do not frame a board: put them on the board's four outer corners, clockwise from the top left."),
+  photo_busy: () => gettext("The photo is still being read. Wait for it, then try again."),
+  photo_outdated: () => gettext("This photo is no longer the room's: a newer one was sent, or its board was used."),
+  photo_not_found: () => gettext("The photo is gone from the server. Please send it again."),
+  rate_limited: () => gettext("Photos are still being read. Try again in a few seconds."),
 };
 
 const POLL_MS = 2000;
@@ -47,6 +74,17 @@ export class PhotoView {
     this.shownPhotoId = null;
     this.pollTimer = null;
     this.grid = null; // {rows, cols}
+    this.shownKey = null; // which reading the grid shows (a photo may be read again)
+    this.failedPhotoId = null; // the unreadable photo whose corners may be placed by hand
+    this.waitingText = null; // what the page says while its own photo is read
+    this.progress = h("progress", { class: "photo-progress", max: 100, hidden: true });
+    this.el.status.after(this.progress);
+    this.corners = new CornersEditor(this.el.corners, {
+      onRead: (corners, size) => this.readCorners(corners, size),
+      onCancel: () => this.closeCorners(),
+    });
+    this.el.adjust.addEventListener("click", () => this.openCorners(this.shownPhotoId));
+    this.el.place.addEventListener("click", () => this.openCorners(this.failedPhotoId));
     this.el.photoButton.addEventListener("click", () => this.el.input.click());
     this.el.input.addEventListener("change", () => {
       const file = this.el.input.files && this.el.input.files[0];
@@ -76,6 +114,19 @@ export class PhotoView {
 
   async upload(file) {
     this.setError("");
+    this.closeCorners({ restore: false }); // a new photo replaces the one being placed
+    this.failedPhotoId = null;
+    this.el.place.hidden = true;
+    if (file.size > MAX_PHOTO_BYTES) {
+      this.failed(
+        gettext("This photo is %(size)s MB; photos of up to %(limit)s MB can be sent. Take it again at a lower resolution, or send a smaller copy.", {
+          size: (file.size / 1e6).toFixed(1),
+          limit: MAX_PHOTO_BYTES / 1e6,
+        }),
+      );
+      return;
+    }
+    this.waitingText = null;
     this.setStatus(gettext("Sending the photo (%(size)s MB)…", { size: (file.size / 1e6).toFixed(1) }), true);
     const body = new FormData();
     body.append("photo", file);
@@ -93,12 +144,13 @@ export class PhotoView {
       // not JSON: a proxy's error page
     }
     if (!response.ok) {
-      const message =
-        data && data.error
+      const code = data && data.error ? data.error.code : response.status === 413 ? "too_large" : null;
+      const own = UPLOAD_REFUSALS[code];
+      const message = own
+        ? own()
+        : data && data.error
           ? data.error.message
-          : response.status === 413
-            ? gettext("The photo is too large.")
-            : gettext("The server answered %(status)s. Please try again.", { status: response.status });
+          : gettext("The server answered %(status)s. Please try again.", { status: response.status });
       this.failed(message);
       return;
     }
@@ -120,6 +172,7 @@ export class PhotoView {
         const photo = data.photo;
         if (photo && photo.status === "read") this.showReading({ photo_id: photo.id, ...photo.result });
         else if (photo && photo.status === "failed") this.unreadable({ photo_id: photo.id, message: photo.error });
+        else if (photo && this.photoId === photo.id) this.waiting(photo.reader_progress, this.waitingText || undefined);
       } catch {
         // try again below
       }
@@ -133,15 +186,16 @@ export class PhotoView {
    * read, or read and not yet used, comes back as it was.
    */
   restore(photo) {
-    if (!photo || photo.id === this.shownPhotoId) return;
+    if (!photo) return;
     if (photo.status === "read" && photo.result) {
       this.showReading({ photo_id: photo.id, ...photo.result });
     } else if (photo.status === "uploaded" || photo.status === "reading") {
-      if (this.photoId === photo.id || this.grid) return;
+      if (this.photoId === photo.id || this.grid || this.corners.isOpen) return;
       this.photoId = photo.id;
-      this.setStatus(gettext("Reading the board…"), true);
+      this.waiting(photo.reader_progress);
       this.poll(Date.now());
-    } else if (photo.status === "failed" && this.photoId === photo.id) {
+    } else if (photo.status === "failed" && (this.photoId === photo.id || this.photoId === null)) {
+      if (this.failedPhotoId === photo.id || this.grid || this.corners.isOpen) return;
       this.unreadable({ photo_id: photo.id, message: photo.error });
     }
   }
@@ -150,8 +204,15 @@ export class PhotoView {
 
   onEvent(event) {
     if (event.type === "board.reading") {
-      if (event.photo_id === this.photoId) this.setStatus(gettext("Reading the board…"), true);
-      else if (this.photoId === null && !this.grid) this.setStatus(gettext("Someone sent a photo of the board; reading it…"), true);
+      if (event.photo_id === this.photoId) this.waiting(event.reader_progress, this.waitingText || undefined);
+      else if (event.photo_id === this.shownPhotoId || event.photo_id === this.failedPhotoId) {
+        // Someone placed the corners by hand: this photo is being read again.
+        this.failedPhotoId = null;
+        this.setError("");
+        this.waiting(event.reader_progress, gettext("Reading the dice inside the corners…"));
+      } else if (this.photoId === null && !this.grid && !this.corners.isOpen) {
+        this.waiting(event.reader_progress, gettext("Someone sent a photo of the board; reading it…"));
+      }
     } else if (event.type === "board.read") {
       this.showReading(event);
     } else if (event.type === "board.unreadable") {
@@ -159,10 +220,29 @@ export class PhotoView {
     }
   }
 
+  /** The photo waits: for the reader to get ready (`progress`, 0-99), or being read. */
+  waiting(progress, reading = gettext("Reading the board…")) {
+    const readying = typeof progress === "number";
+    this.progress.hidden = !readying;
+    if (!readying) {
+      this.setStatus(reading, true);
+      return;
+    }
+    this.progress.value = progress;
+    const figure = new Intl.NumberFormat(pageLanguage(), { style: "percent" }).format(progress / 100);
+    this.setStatus(gettext("Getting the photo reader ready (it starts with the server): %(progress)s", { progress: figure }), true);
+  }
+
   showReading(reading) {
-    if (reading.photo_id === this.shownPhotoId) return;
+    // A photo may be read again (corners placed by hand): each reading is shown once.
+    const key = `${reading.photo_id}:${reading.board}:${JSON.stringify(reading.corners || null)}`;
+    if (key === this.shownKey) return;
+    this.shownKey = key;
     this.shownPhotoId = reading.photo_id;
+    this.failedPhotoId = null;
+    this.shownReading = reading;
     if (reading.photo_id === this.photoId) this.stopWaiting();
+    this.corners.close();
     this.setStatus("");
     this.setError("");
     // The server says which dice are doubtful (vision.confidence.DOUBTFUL_BELOW).
@@ -200,12 +280,104 @@ export class PhotoView {
     const known = PHOTO_FAILURES[event.code];
     const reason = known ? known(event) : event.message;
     this.failed(gettext("The photo could not be read: %(reason)s.", { reason }));
+    this.failureText = this.el.error.textContent;
+    // A picture with no board found: its corners may be placed by hand (not for files
+    // that are no picture at all, or gone).
+    const handPlaceable = !["not_an_image", "damaged", "too_large", "too_small", "lost", "unavailable"].includes(event.code);
+    if (handPlaceable) this.failedPhotoId = event.photo_id;
+    this.el.place.hidden = !handPlaceable;
+  }
+
+  // ------------------------------------------------------------------ corners by hand
+
+  /** Show the photo with its corners: the grid read, or a guess when none was found. */
+  async openCorners(photoId) {
+    if (photoId === null || photoId === undefined) return;
+    this.setError("");
+    let photo;
+    try {
+      const response = await fetch(`/api/rooms/${this.code}/photos/${photoId}`, { credentials: "same-origin" });
+      photo = (await response.json()).photo;
+    } catch {
+      photo = null;
+    }
+    if (!photo || !photo.width || !photo.height) {
+      this.setError(gettext("The photo is gone from the server. Please send it again."));
+      return;
+    }
+    const result = photo.result || {};
+    const roomSide = Number(this.store.state.settings.board_size.split("x")[0]);
+    this.closeGrid();
+    this.el.place.hidden = true;
+    this.cornersPhotoId = photo.id;
+    this.corners.open({
+      src: `/api/rooms/${this.code}/photos/${photo.id}/image`,
+      width: photo.width,
+      height: photo.height,
+      corners: photo.corners || result.corners || null,
+      size: photo.size || (result.rows === result.cols ? result.rows : null) || roomSide,
+    });
+    this.el.title.textContent = gettext("Place the board's corners");
+  }
+
+  async readCorners(corners, size) {
+    const photoId = this.cornersPhotoId;
+    this.setError("");
+    this.corners.setBusy(true);
+    let response;
+    let data = null;
+    try {
+      response = await fetch(`/api/rooms/${this.code}/photos/${photoId}/corners`, {
+        method: "POST",
+        credentials: "same-origin",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ corners, size }),
+      });
+      data = await response.json();
+    } catch {
+      this.corners.setBusy(false);
+      this.setError(gettext("Could not reach the server. Check your connection and try again."));
+      return;
+    }
+    this.corners.setBusy(false);
+    if (!response.ok) {
+      const code = data && data.error ? data.error.code : null;
+      const own = CORNERS_REFUSALS[code];
+      this.setError(capitalise(own ? own() : data && data.error ? data.error.message : gettext("The server answered %(status)s. Please try again.", { status: response.status })));
+      if (code === "photo_outdated" || code === "photo_not_found") this.closeCorners();
+      return;
+    }
+    this.closeCorners({ restore: false }); // a new reading is coming
+    this.failedPhotoId = null;
+    this.photoId = photoId;
+    this.waitingText = gettext("Reading the dice inside the corners…");
+    this.waiting(data.photo.reader_progress, this.waitingText);
+    this.poll(Date.now());
+  }
+
+  /** Close the editor; `restore`: show again what it opened from (the failure, the grid). */
+  closeCorners({ restore = true } = {}) {
+    if (!this.corners.isOpen) return;
+    this.corners.close();
+    this.cornersPhotoId = null;
+    this.el.title.textContent = gettext("Play a real board");
+    if (!restore) return;
+    if (this.failedPhotoId !== null) {
+      this.el.place.hidden = false;
+      this.setError(this.failureText || "");
+      this.el.place.focus({ preventScroll: true });
+    } else if (this.shownReading && this.shownPhotoId !== null) {
+      this.shownKey = null; // show the reading again
+      this.showReading(this.shownReading);
+      this.el.adjust.focus({ preventScroll: true });
+    }
   }
 
   // ------------------------------------------------------------------ the grid
 
   openEmpty() {
     const [rows, cols] = this.store.state.settings.board_size.split("x").map(Number);
+    this.corners.close();
     this.setError("");
     this.openGrid(rows, cols, null, null);
     this.el.note.textContent = gettext("Type each die's letter, row by row (Qu as Q, a blank die as #).");
@@ -216,6 +388,9 @@ export class PhotoView {
 
   openGrid(rows, cols, letters, doubtfulDice) {
     this.grid = { rows, cols };
+    this.el.place.hidden = true;
+    // A reading's grid may be placed again by hand; a typed board has no photo.
+    this.el.adjust.hidden = !letters;
     const readOnly = !this.store.isHost;
     this.el.grid.style.setProperty("--cols", cols);
     const cells = [];
@@ -283,6 +458,7 @@ export class PhotoView {
 
   closeGrid() {
     this.grid = null;
+    this.el.adjust.hidden = true;
     this.el.form.hidden = true;
     this.el.grid.replaceChildren();
     this.setError("");
@@ -317,6 +493,7 @@ export class PhotoView {
 
   /** The server took the board (ok to set_board). */
   confirmed(board) {
+    this.shownReading = null; // used: a reload will not show it again either
     this.closeGrid();
     this.setStatus(board ? gettext("The next round plays this board: %(board)s.", { board: board.toUpperCase() }) : "");
   }
@@ -331,12 +508,15 @@ export class PhotoView {
 
   stopWaiting() {
     this.photoId = null;
+    this.progress.hidden = true;
     window.clearTimeout(this.pollTimer);
   }
 
   failed(message) {
     this.stopWaiting();
     this.setStatus("");
+    this.el.place.hidden = true;
+    this.failedPhotoId = null;
     this.setError(capitalise(message));
   }
 

@@ -129,6 +129,10 @@ export class RoomStore {
         state.settings = event.settings;
         this.notify("settings");
         break;
+      case "photo_set.changed":
+        state.photo_set = event.photo_set;
+        this.notify("photo_set");
+        break;
       case "round.preparing":
       case "round.started":
         this.setRound(event.round);

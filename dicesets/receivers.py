@@ -1,0 +1,91 @@
+"""Learning from the boards hosts confirm: the receiver of ``photos.signals.board_confirmed``
+(connected in ``DicesetsConfig.ready`` once the photos app sends it).
+
+The signal comes with ``photo``, a ``photos.models.BoardPhoto`` whose ``result`` holds the
+reading (``"corners"``, ``"rows"``, ``"cols"``), and ``faces``, the confirmed faces row by
+row. Nothing is done in the sender's thread but copying them: after its transaction
+commits, ``remember_confirmed_board`` runs in a Celery worker, or without a broker on a
+thread of this process, and there re-reads the photo and cuts its dice
+(``dicesets.services.remember_board``: kept only when the room's host consents).
+"""
+
+from __future__ import annotations
+
+import logging
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from django.conf import settings
+from django.db import close_old_connections, transaction
+
+from dicesets import services
+from vision.errors import VisionError
+
+logger = logging.getLogger(__name__)
+
+# One thread, always the same (the C allocator keeps memory per thread), when there is no
+# broker: cutting a board's dice is some 50-150 ms of OpenCV, never in a player's request.
+_threads = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dice-memory")
+
+
+def on_board_confirmed(sender: Any, photo: Any = None, faces: Any = None, **kwargs: Any) -> None:
+    """Queue the confirmed board's dice for the room's set. Never raises: learning must not
+    stop a host confirming a board."""
+    try:
+        photo_id = int(photo.pk)
+        rows = [[str(face) for face in row] for row in faces]
+    except Exception:
+        logger.warning("board_confirmed without a saved photo and rows of faces; nothing kept")
+        return
+    transaction.on_commit(lambda: enqueue_remember(photo_id, rows))
+
+
+def enqueue_remember(photo_id: int, faces: list[list[str]]) -> None:
+    """Queue the task. Without a broker (eager Celery, the embedded default) it runs on this
+    process's thread; ``DICESETS_REMEMBER_IN_THREAD = False`` runs it inline (tests)."""
+    from dicesets import tasks
+
+    in_thread = getattr(settings, "DICESETS_REMEMBER_IN_THREAD", settings.CELERY_TASK_ALWAYS_EAGER)
+    if not in_thread:
+        tasks.remember_confirmed_board.delay(photo_id, faces)
+        return
+
+    def run() -> None:
+        try:
+            # The task's body, not an eager .delay(): Celery's eager run flips a flag of
+            # the whole process, and two at once in threads can leave it set.
+            do_remember_photo(photo_id, faces)
+        except Exception:
+            logger.exception("keeping the dice of board photo %s failed", photo_id)
+        finally:
+            close_old_connections()
+
+    _threads.submit(run)
+
+
+def do_remember_photo(photo_id: int, faces: list[list[str]]) -> int:
+    """Keep a confirmed photo's dice; 0 when the photo is gone, was not read, cannot be cut,
+    or the room's host does not consent."""
+    from photos.models import BoardPhoto
+
+    photo = BoardPhoto.objects.select_related("room").filter(pk=photo_id).first()
+    if photo is None:
+        return 0  # deleted meanwhile (a room keeps its latest photos only)
+    result = photo.result or {}
+    corners, rows, cols = result.get("corners"), result.get("rows"), result.get("cols")
+    if not corners or not isinstance(rows, int) or not isinstance(cols, int):
+        logger.warning("board photo %s has no reading with corners; nothing kept", photo_id)
+        return 0
+    try:
+        with photo.image.open("rb") as handle:
+            data = handle.read()
+    except OSError:
+        logger.warning("board photo %s: the stored file cannot be read; nothing kept", photo_id)
+        return 0
+    try:
+        return services.remember_board(
+            photo.room, data, corners, rows, cols, faces, photo_id=photo.pk
+        )
+    except (ValueError, VisionError) as error:
+        logger.warning("board photo %s: its dice cannot be kept: %s", photo_id, error)
+        return 0

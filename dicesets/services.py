@@ -1,0 +1,201 @@
+"""What the site remembers of a room's dice set, for the photo reader (``vision.memory``).
+
+``memory_for_room`` gives the reader the room's set as a ``SetMemory`` (cached per process);
+``remember_board`` keeps the dice of a board a host confirmed, when the room's host
+consents (``dicesets.choices.learns``). Pure logic stays in ``vision``: this module only
+moves exemplars between the database and ``SetMemory``.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from datetime import timedelta
+
+import numpy as np
+from django.db import transaction
+from django.db.models import Count, Max
+from django.utils import timezone
+
+from dicesets import choices
+from dicesets.models import CROP_BYTES, DiceSet, Exemplar, RoomDiceSet
+from games.models import Room
+from vision.faces import FACE_INDEX
+from vision.loading import ImageSource
+from vision.memory import MAX_PER_FACE, SetMemory, board_crops
+from vision.nets import CLASSIFIER_INPUT
+
+logger = logging.getLogger(__name__)
+
+# Memories kept per process: one per dice set read lately, each at most
+# MAX_PER_FACE x 32 faces x 1 KB (some 260 KB), so a few MB at most.
+MAX_CACHED_SETS = 16
+# A set read with is marked used at most this often (one UPDATE, not one per photo).
+USE_MARKED_EVERY = timedelta(hours=1)
+
+# set id -> ((latest exemplar id, exemplar count), memory); least recently used first.
+_memories: OrderedDict[int, tuple[tuple[int, int], SetMemory]] = OrderedDict()
+_memories_lock = threading.Lock()
+
+
+def dice_set_for_room(room: Room) -> DiceSet:
+    """The set the room's photos show: the host's choice, else the installation's."""
+    return choices.chosen_set(choices.room_choice(room))
+
+
+def memory_for_room(room: Room) -> SetMemory | None:
+    """What the reader knows of the room's dice set, or None when it has no exemplars yet.
+
+    Cached per process, keyed by the set and its latest exemplar id and count, so a board
+    confirmed (or an exemplar deleted) since is seen at the next reading: one aggregate
+    query when the cache is current. Reading with a set counts as using it.
+    """
+    dice_set = dice_set_for_room(room)
+    _mark_used(dice_set)
+    rows = Exemplar.objects.filter(dice_set=dice_set).aggregate(latest=Max("id"), count=Count("id"))
+    if not rows["count"]:
+        return None
+    key = (rows["latest"], rows["count"])
+    with _memories_lock:
+        cached = _memories.get(dice_set.pk)
+        if cached is not None and cached[0] == key:
+            _memories.move_to_end(dice_set.pk)
+            return cached[1]
+    memory = load_memory(dice_set)
+    with _memories_lock:
+        _memories[dice_set.pk] = (key, memory)
+        _memories.move_to_end(dice_set.pk)
+        while len(_memories) > MAX_CACHED_SETS:
+            _memories.popitem(last=False)
+    return memory
+
+
+def load_memory(dice_set: DiceSet) -> SetMemory:
+    """The set's exemplars as a ``SetMemory``, oldest first (``SetMemory.added`` keeps the
+    newest: the same order as the rows' ids)."""
+    crops: list[np.ndarray] = []
+    faces: list[str] = []
+    for face, crop in (
+        Exemplar.objects.filter(dice_set=dice_set).order_by("id").values_list("face", "crop")
+    ):
+        data = bytes(crop)
+        if face not in FACE_INDEX or len(data) != CROP_BYTES:
+            logger.warning(
+                "dice set %s: skipping an exemplar that is not a %r crop", dice_set.pk, face
+            )
+            continue
+        crops.append(np.frombuffer(data, np.uint8).reshape(CLASSIFIER_INPUT, CLASSIFIER_INPUT))
+        faces.append(face)
+    if not crops:
+        return SetMemory()
+    memory = SetMemory(np.stack(crops), tuple(faces))
+    memory.crops.flags.writeable = False  # shared by every reading of this process
+    return memory
+
+
+def forget_cached_memories() -> None:
+    """Drop this process's cached memories (tests)."""
+    with _memories_lock:
+        _memories.clear()
+
+
+def remember_board(
+    room: Room,
+    photo: ImageSource,
+    corners: Sequence[Sequence[float]],
+    rows: int,
+    cols: int,
+    faces: Sequence[Sequence[str]],
+    photo_id: int | None = None,
+) -> int:
+    """Keep the dice of a confirmed board in the room's set, if its host consents.
+
+    ``photo``: the photo file's bytes or path; ``corners``: the board's outer corners as
+    the reading reported them (``result["corners"]``); ``faces``: the confirmed faces, row
+    by row (``rows`` x ``cols``, faces of ``vision.faces.FACES``). Cuts the crops
+    (``vision.memory.board_crops``: OpenCV, some 50-150 ms, outside any transaction), then
+    in one transaction adds them and drops the set's oldest exemplars beyond
+    ``MAX_PER_FACE`` per face, and tells the room (``photo_set.changed``). Returns how many
+    dice were added (before the bound dropped the oldest): 0 without consent. Raises ValueError for faces that do not fit
+    the board, and ``vision.errors.VisionError`` for a photo or corners it cannot cut.
+    """
+    flat = check_faces(faces, rows, cols)
+    if not choices.learns(choices.room_choice(room)):
+        return 0
+    crops = board_crops(photo, np.asarray(corners, np.float64), rows, cols)
+    if crops.shape != (rows * cols, CLASSIFIER_INPUT, CLASSIFIER_INPUT):
+        raise ValueError(f"expected {rows * cols} crops, got {crops.shape}")
+    with transaction.atomic():
+        locked = Room.objects.select_for_update().filter(pk=room.pk).first()
+        if locked is None:
+            return 0  # the room was deleted meanwhile
+        choice = RoomDiceSet.objects.select_related("dice_set").filter(room=locked).first()
+        if not choices.learns(choice):
+            return 0  # the host said no meanwhile
+        dice_set = DiceSet.objects.select_for_update().get(pk=choices.chosen_set(choice).pk)
+        added = store_exemplars(dice_set, crops, flat, room_code=locked.code, photo_id=photo_id)
+        choices.emit_changed(locked)
+    return added
+
+
+def check_faces(faces: Sequence[Sequence[str]], rows: int, cols: int) -> list[str]:
+    """The confirmed faces row by row as one list; ValueError when they are not a
+    ``rows`` x ``cols`` board of known faces."""
+    if not isinstance(faces, list | tuple) or len(faces) != rows:
+        raise ValueError(f"faces must be {rows} rows")
+    flat: list[str] = []
+    for row in faces:
+        if not isinstance(row, list | tuple) or len(row) != cols:
+            raise ValueError(f"each row of faces must have {cols} faces")
+        flat.extend(row)
+    unknown = sorted({str(face) for face in flat if face not in FACE_INDEX})
+    if unknown:
+        raise ValueError(f"unknown faces {unknown}")
+    return flat
+
+
+def store_exemplars(
+    dice_set: DiceSet,
+    crops: np.ndarray,
+    faces: Sequence[str],
+    room_code: str | None = None,
+    photo_id: int | None = None,
+) -> int:
+    """Add exemplars to a set and keep its newest ``MAX_PER_FACE`` per face (highest ids).
+
+    A photo's dice are kept once, as last confirmed: those of an earlier confirmation of
+    the same ``photo_id`` (a retried task, a board corrected again) are replaced.
+
+    Precondition: in a transaction holding the set's row lock (``select_for_update``), so
+    confirmations of one set are added and trimmed one after the other.
+    """
+    crops = np.asarray(crops, np.uint8)
+    if photo_id is not None:
+        Exemplar.objects.filter(photo_id=photo_id, room_code=room_code).delete()
+    Exemplar.objects.bulk_create(
+        Exemplar(
+            dice_set=dice_set,
+            face=face,
+            crop=crop.tobytes(),
+            room_code=room_code,
+            photo_id=photo_id,
+        )
+        for crop, face in zip(crops, faces, strict=True)
+    )
+    for face in set(faces):
+        beyond = Exemplar.objects.filter(dice_set=dice_set, face=face).order_by("-id")[
+            MAX_PER_FACE:
+        ]
+        old = list(beyond.values_list("id", flat=True))
+        if old:
+            Exemplar.objects.filter(pk__in=old).delete()
+    DiceSet.objects.filter(pk=dice_set.pk).update(last_used_at=timezone.now())
+    return len(faces)
+
+
+def _mark_used(dice_set: DiceSet) -> None:
+    now = timezone.now()
+    if dice_set.last_used_at < now - USE_MARKED_EVERY:
+        DiceSet.objects.filter(pk=dice_set.pk).update(last_used_at=now)
