@@ -161,10 +161,12 @@ class DieClassifier:
         rows = np.arange(len(best))
         confidence = marginal[rows, best]
         vouched = remembered[rows, best] >= 0.5  # like the dice of that face the host confirmed
-        # The memory overruled the classifier: sure only when the memory alone is; else
-        # the host is asked.
-        overruled = (best != classifier_best) & (remembered[rows, best] < SETTLED)
-        confidence = np.where(overruled, np.minimum(confidence, DOUBTED_CONFIDENCE), confidence)
+        # The memory overruled the classifier without being sure of it alone: where the
+        # die looks like the training dice of the classifier's face, that face stays (a
+        # blurred t is like a set's f more than it should be); either way the host is asked.
+        unsettled = (best != classifier_best) & (remembered[rows, best] < SETTLED)
+        best = np.where(unsettled & typical, classifier_best, best)
+        confidence = np.where(unsettled, np.minimum(confidence, DOUBTED_CONFIDENCE), confidence)
         # A face the model has not learnt is a guess, however sure the scores look, unless
         # the die is like dice of that face the host confirmed.
         doubtful = ~typical & (best == classifier_best) & ~vouched
