@@ -23,6 +23,7 @@ from django.db import close_old_connections, transaction
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods
 from PIL import Image, ImageOps, UnidentifiedImageError
 
@@ -76,6 +77,11 @@ MIN_DIE_PIXELS = 12.0
 # this quality. Enough for a phone's screen at 3 device pixels a CSS pixel, and a laptop's.
 PREVIEW_SIDE = 1600
 PREVIEW_QUALITY = 85
+# Previews drawn per address: a page asks once per photo (and keeps it); each costs a
+# decode of up to a few hundred milliseconds, which a script asking in a loop would repeat.
+PREVIEW = throttle.Limit(
+    "photo_preview", 30, 10, gettext_lazy("too many photo previews asked for from your address")
+)
 # EXIF orientations that turn the picture a quarter (its width and height swap).
 QUARTER_TURNS = {5, 6, 7, 8}
 EXIF_ORIENTATION = 0x0112
@@ -317,6 +323,7 @@ def _photo_preview(request: HttpRequest, code: str, photo_id: int) -> bytes:
     room = checks.check_room(code)
     _player(request, room)
     photo = _photo_of(room, photo_id)
+    throttle.take(PREVIEW, throttle.client_address(request))
     try:
         with photo.image.open("rb") as handle:
             return preview_jpeg(handle)

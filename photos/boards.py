@@ -47,8 +47,29 @@ def on_next_board_set(
     result = photo.result or {}
     if (board.rows, board.cols) != (result.get("rows"), result.get("cols")):
         return
+    faces = board.grid()
+    if not corrects(result.get("letters"), faces):
+        return  # another board typed in: its letters say nothing of the photo's dice
     for receiver, outcome in board_confirmed.send_robust(
-        sender=BoardPhoto, photo=photo, faces=board.grid()
+        sender=BoardPhoto, photo=photo, faces=faces
     ):
         if isinstance(outcome, Exception):
             logger.error("board_confirmed receiver %r failed: %r", receiver, outcome)
+
+
+# A board the host sets counts as the photo's, corrected, when at least this share of its
+# dice are the ones read (a correction changes a few dice, not most of them).
+CONFIRMED_SHARE = 0.5
+
+
+def corrects(letters: Any, faces: list[list[str]]) -> bool:
+    """Whether ``faces`` (rows) is the reading ``letters`` (rows) with some dice changed,
+    rather than another board of the same size."""
+    if not isinstance(letters, list) or len(letters) != len(faces):
+        return False
+    read = [face for row in letters if isinstance(row, list) for face in row]
+    confirmed = [face for row in faces for face in row]
+    if len(read) != len(confirmed):
+        return False
+    same = sum(a == b for a, b in zip(read, confirmed, strict=True))
+    return same >= CONFIRMED_SHARE * len(confirmed)

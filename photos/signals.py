@@ -11,8 +11,10 @@ these hold:
 - the room's latest photo, uploaded since its latest round started
   (``photos.api.latest_photo``), is read (``status == "read"``) and not used yet (no board
   was set since that reading);
-- the board has the reading's rows and cols (``faces`` need not be the letters read: the
-  host's corrections are the point).
+- the board has the reading's rows and cols, and at least half its dice are the ones read
+  (``faces`` need not be the letters read: the host's corrections are the point; but a
+  board mostly unlike the reading is another board typed in, which says nothing of the
+  photo's dice, ``photos.boards.corrects``).
 
 Once per confirmation: the photo then counts as used and leaves the room's state, so a
 second ``set_board`` does not send it again (a new reading of the photo, with corners

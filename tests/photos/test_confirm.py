@@ -120,6 +120,18 @@ async def test_a_board_of_another_shape_uses_the_photo_without_confirming_it(
     assert confirmed == []
 
 
+async def test_another_board_of_the_same_size_uses_the_photo_without_confirming_it(
+    fake_reader, confirmed
+):
+    """The host types a board mostly unlike the reading: the photo is used, but that board
+    says nothing of the photo's dice (a set must not learn them as its faces)."""
+    ann, _ = await two_players()
+    await read_photo(ann)
+    assert (await ask(ann.comm, "set_board", board="abcd efgh ijkl mnop"))["type"] == "ok"
+    assert (await ask(ann.comm, "sync"))["state"]["photo"] is None
+    assert confirmed == []
+
+
 async def test_a_photo_still_being_read_is_not_used(fake_reader, confirmed, monkeypatch):
     from photos import api as photos_api
 

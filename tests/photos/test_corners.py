@@ -365,3 +365,28 @@ async def test_the_image_is_shrunk_for_the_page_and_for_players_only(fake_reader
     assert (await sync_to_async(Client().get)(url)).status_code == 403
     gone = await sync_to_async(ann.client.get)(f"/api/rooms/{ann.code}/photos/999999/image")
     assert gone.status_code == 404
+
+
+async def test_previews_are_limited_per_address(fake_reader, monkeypatch):
+    """A page asks once per photo; a script asking in a loop gets 429 after the burst, and
+    costs no more decoding (the host's own machine, loopback, is never limited)."""
+    from games import throttle
+    from tests.fake_clock import FakeClock
+
+    monkeypatch.setattr(throttle, "clock", FakeClock())
+    throttle.reset()
+    ann, _ = await two_players()
+    photo_id = await read_photo(ann)
+    url = f"/api/rooms/{ann.code}/photos/{photo_id}/image"
+    decoded = []
+    real_preview = photos_api.preview_jpeg
+    monkeypatch.setattr(
+        photos_api, "preview_jpeg", lambda handle: decoded.append(1) or real_preview(handle)
+    )
+    answers = [
+        (await sync_to_async(ann.client.get)(url, REMOTE_ADDR="203.0.113.5")).status_code
+        for _ in range(photos_api.PREVIEW.burst + 2)
+    ]
+    assert answers == [200] * photos_api.PREVIEW.burst + [429, 429]
+    assert len(decoded) == photos_api.PREVIEW.burst
+    assert (await sync_to_async(ann.client.get)(url)).status_code == 200  # loopback
