@@ -83,9 +83,15 @@ def do_remember_photo(photo_id: int, faces: list[list[str]]) -> int:
         logger.warning("board photo %s: the stored file cannot be read; nothing kept", photo_id)
         return 0
     try:
-        return services.remember_board(
+        added = services.remember_board(
             photo.room, data, corners, rows, cols, faces, photo_id=photo.pk
         )
     except (ValueError, VisionError) as error:
         logger.warning("board photo %s: its dice cannot be kept: %s", photo_id, error)
         return 0
+    if added:
+        # The room's next photo is read with these dice: ready their features now.
+        from photos import reading
+
+        reading.prepare_memory(photo.room)
+    return added

@@ -70,6 +70,24 @@ def set_memory_source(source: Callable[[Room], SetMemory | None]) -> None:
     _memory_source = source
 
 
+def prepare_memory(room: Room) -> None:
+    """Compare-ready the room's memory now (its exemplars' features, some 100 ms for a full
+    set), on the reading thread, when this process has its reader loaded: called after a
+    board was confirmed, so that the next photo does not wait for it."""
+    memory = _memory_source(room)
+    if memory is None or _reader is None:
+        return
+    reader = _reader
+
+    def prepare() -> None:
+        try:
+            reader.classifier.exemplar_features(memory)
+        except Exception:
+            logger.exception("preparing a dice set's memory failed; the next photo will")
+
+    _reading_threads.submit(prepare)
+
+
 # The reader's load, step by step: (name, share of the progress figure, usual seconds on a
 # 2-core machine, idle: importing TensorFlow 1.9 s, both models 0.4 s). Within a step the
 # figure creeps towards the step's end as time passes and only reaches it when the step is

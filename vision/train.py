@@ -313,7 +313,10 @@ def synthetic_crops(
 
 
 def augment_crops(
-    rng: np.random.Generator, crops: np.ndarray, masks: np.ndarray
+    rng: np.random.Generator,
+    crops: np.ndarray,
+    masks: np.ndarray,
+    over_exposed_share: float = OVER_EXPOSED_SHARE,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Random quarter turns (labels turned with them), contrast, over-exposure, blur and
     noise."""
@@ -334,7 +337,7 @@ def augment_crops(
             small = int(rng.integers(10, 20))
             values = cv2.resize(cv2.resize(values, (small, small)), crop.shape[::-1])
         values = values * rng.uniform(0.5, 1.2) + rng.uniform(-40, 40)
-        if rng.random() < OVER_EXPOSED_SHARE:  # a flash or a lamp: the face blown out to white
+        if rng.random() < over_exposed_share:  # a flash or a lamp: the face blown out to white
             values = values * rng.uniform(1.3, 1.9) + rng.uniform(0, 40)
         if rng.random() < 0.4:
             values += rng.normal(0, rng.uniform(2, 10), values.shape)
@@ -362,7 +365,11 @@ def marginal_loss(y_true, y_pred):
 
 
 def train_classifier(
-    rng: np.random.Generator, crops: np.ndarray, masks: np.ndarray, epochs: int
+    rng: np.random.Generator,
+    crops: np.ndarray,
+    masks: np.ndarray,
+    epochs: int,
+    over_exposed_share: float = OVER_EXPOSED_SHARE,
 ) -> object:
     import keras
 
@@ -376,7 +383,7 @@ def train_classifier(
     model.compile(optimizer=keras.optimizers.Adam(schedule), loss=marginal_loss)
     log(f"classifier: {model.count_params()} parameters, {epochs} epochs of {len(crops)} crops")
     for epoch in range(epochs):
-        x, y = augment_crops(rng, crops, masks)
+        x, y = augment_crops(rng, crops, masks, over_exposed_share)
         history = model.fit(standardise(x), y, batch_size=batch, epochs=1, verbose=0, shuffle=True)
         log(f"classifier epoch {epoch + 1}/{epochs}: loss {history.history['loss'][-1]:.4f}")
     return model
@@ -400,6 +407,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--detector-views", type=int, default=800, help="views per epoch")
     parser.add_argument("--classifier-epochs", type=int, default=9)
     parser.add_argument("--real-variants", type=int, default=5, help="jittered cuts per die")
+    parser.add_argument(
+        "--over-exposed-share",
+        type=float,
+        default=OVER_EXPOSED_SHARE,
+        help=f"classifier crops blown out to white ({OVER_EXPOSED_SHARE})",
+    )
     parser.add_argument("--threads", type=int, default=1, help="TensorFlow threads")
     parser.add_argument("--skip-detector", action="store_true", help="keep the saved detector")
     parser.add_argument("--skip-classifier", action="store_true", help="keep the saved one")
@@ -489,6 +502,7 @@ def main(argv: list[str] | None = None) -> int:
             np.concatenate([real_x, synth_x]),
             np.concatenate([real_y, synth_y]),
             args.classifier_epochs,
+            args.over_exposed_share,
         )
         save_model(classifier, build_classifier, args.out / CLASSIFIER_FILE)
         log(f"saved {args.out / CLASSIFIER_FILE}")
