@@ -67,6 +67,7 @@ def test_a_board_from_a_photo_then_a_typed_board(site, browser) -> None:
         assert [v.lower() for v in values] == [face for row in PHOTO_BOARD for face in row]
         expect(bob.locator("#photo-host-note")).to_be_visible()
         expect(bob.locator("#use-board")).to_be_hidden()
+        expect(ann.locator("#photo-learn")).to_be_hidden()  # at home the room learns anyway
         assert bob.locator("#photo-grid .die-input").first.evaluate("i => i.readOnly")
 
         ann.get_by_role("button", name="Use this board").click()
@@ -311,3 +312,35 @@ def test_the_reader_getting_ready_then_photos_too_large(browser, tmp_path) -> No
     finally:
         bob_context.close()
         server.stop()
+
+
+# ------------------------------------------------------------------ learning the set
+
+
+def test_a_public_site_asks_the_host_before_keeping_the_dice(browser, tmp_path) -> None:
+    """On a public installation a room keeps no dice until its host says yes: under a read
+    photo the host is asked; once the host agrees and confirms the board, the room's set
+    remembers its 16 dice (at home the room learns by default and nobody is asked)."""
+    if not PHOTO.is_file():
+        pytest.skip(f"the labelled board photos are not here ({PHOTO})")
+    server = DaphneServer(Path(tempfile.mkdtemp(dir=tmp_path)))
+    server.extra_env["BOGGLE_PUBLIC_URL"] = server.url
+    context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
+    with server.running():
+        try:
+            ann = context.new_page()
+            errors = watch_errors(ann)
+            create_room(ann, server.url, "Ann")
+            ann.locator("#photo-input").set_input_files(str(PHOTO))
+            expect(ann.locator("#photo-grid .die-input")).to_have_count(16, timeout=60_000)
+            prompt = ann.locator("#photo-learn")
+            expect(prompt).to_be_visible()
+            prompt.scroll_into_view_if_needed()
+            screenshot(ann, "photo-learn-phone")
+            prompt.get_by_role("button", name="Help the reader learn this set").click()
+            expect(prompt).to_be_hidden()
+            ann.get_by_role("button", name="Use this board").click()
+            expect(ann.locator("#photo-set-settings")).to_contain_text("16", timeout=30_000)
+            assert errors == []
+        finally:
+            context.close()

@@ -328,8 +328,15 @@ const photoView = new PhotoView(
     adjust: $("#photo-adjust"),
     place: $("#photo-place"),
     corners: $("#photo-corners"),
+    learn: $("#photo-learn"),
+    learnYes: $("#photo-learn-yes"),
   },
-  { code, store, onUseBoard: (board) => send({ type: "set_board", board }) },
+  {
+    code,
+    store,
+    onUseBoard: (board) => send({ type: "set_board", board }),
+    onLearn: () => send({ type: "update_settings", settings: { learn_photo_set: true } }),
+  },
 );
 
 let shownPhase = null;

@@ -65,11 +65,12 @@ const POLL_MS = 2000;
 const POLL_GIVE_UP_MS = 120000;
 
 export class PhotoView {
-  constructor(elements, { code, store, onUseBoard }) {
+  constructor(elements, { code, store, onUseBoard, onLearn }) {
     this.el = elements;
     this.code = code;
     this.store = store;
     this.onUseBoard = onUseBoard;
+    this.onLearn = onLearn;
     this.photoId = null; // the photo this page is waiting for (uploaded here)
     this.shownPhotoId = null;
     this.pollTimer = null;
@@ -92,6 +93,9 @@ export class PhotoView {
       this.el.input.value = "";
     });
     this.el.typeButton.addEventListener("click", () => this.openEmpty());
+    // Where the room keeps no dice (a public site asks first): the host may say yes here,
+    // before confirming the board read from the photo.
+    this.el.learnYes.addEventListener("click", () => this.onLearn());
     this.el.cancel.addEventListener("click", () => this.closeGrid());
     this.el.form.addEventListener("submit", (event) => {
       event.preventDefault();
@@ -104,10 +108,18 @@ export class PhotoView {
     this.el.typeButton.hidden = !host;
     this.el.useButton.hidden = !host;
     this.el.hostNote.hidden = host;
+    this.renderLearn();
     for (const input of this.el.grid.querySelectorAll("input")) input.readOnly = !host;
     const next = store.state.settings && store.state.settings.next_board;
     this.el.next.hidden = !next;
     this.el.next.textContent = next ? gettext("The next round plays this board: %(board)s.", { board: next.toUpperCase() }) : "";
+  }
+
+  /** Ask the host to let the room keep a read photo's dice, where it keeps none. */
+  renderLearn() {
+    const photoSet = this.store.state.photo_set;
+    const asked = this.store.isHost && this.shownPhotoId !== null && photoSet && photoSet.learn === false;
+    this.el.learn.hidden = !asked;
   }
 
   // ------------------------------------------------------------------ uploading
@@ -248,6 +260,7 @@ export class PhotoView {
     // The server says which dice are doubtful (vision.confidence.DOUBTFUL_BELOW).
     const flags = reading.doubtful || null; // readings stored before the field: no marks
     this.openGrid(reading.rows, reading.cols, reading.letters, flags);
+    this.renderLearn();
     const doubtful = flags ? flags.flat().filter(Boolean).length : 0;
     const notes = [];
     // The server's note (English, sent to the whole room) says the photo's board is not the
