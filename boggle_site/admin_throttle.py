@@ -8,7 +8,7 @@ failures (not its address's).
 
 The log is in memory, per web process: with N Daphne processes behind the proxy a guesser
 gets at most N x FAILURE_LIMIT tries per window, and a restart forgets. The address is the
-API's (games.throttle: ``BOGGLE_TRUSTED_PROXY_HOPS``, IPv6 per /64); loopback is not
+API's (games.throttle: ``BOGGLE_TRUSTED_PROXIES``, IPv6 per /64); loopback is not
 counted per address (an undeclared proxy would otherwise make one guesser lock every
 client out), only per username.
 """

@@ -10,17 +10,31 @@ Limits: a board photo (photos.api.MAX_UPLOAD_BYTES) and a staff word list
 (solver.compiler.MAX_WORDLIST_BYTES) plus room for the multipart wrapping; Django's own
 form limit for the rest of the admin; the JSON API's body limit (games.api.MAX_BODY_BYTES)
 everywhere else.
+
+The large limits are for callers who can use them, and the size is decided before the body
+is read, so before any database look-up: only from what the headers show (``Caller``).
+The admin's large limits need the staff's admin pass, a cookie signed with the secret key
+and bound to the session (``AdminPassMiddleware`` hands it to signed-in staff on any admin
+page, so it is there before they upload): it cannot be forged, and checking it is an HMAC.
+Without it, every admin path (the login form) gets the API's 16 KiB. A photo needs a
+session cookie or an ``Authorization`` header, as a player has; without, 16 KiB too.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import re
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, Mapping, MutableMapping
+from dataclasses import dataclass
 from typing import Any, cast
 from urllib.parse import unquote
 
 from django.conf import settings
+from django.core import signing
+from django.http import HttpRequest, HttpResponse
+from django.http.cookie import parse_cookie
 
 from games.api import MAX_BODY_BYTES
 from photos.api import MAX_UPLOAD_BYTES
@@ -39,15 +53,102 @@ PHOTO_UPLOAD = re.compile(r"/api/rooms/[^/]+/photos")
 WORD_LIST_UPLOAD = re.compile(r"/admin/dictionaries/dictionary/(add|[^/]+/change)/")
 
 
-def limit_for(path: str) -> int:
-    """The largest body accepted on this path, in bytes."""
+ADMIN_PASS_COOKIE = "boggle_admin_pass"
+ADMIN_PASS_SALT = "boggle_site.body_limit.admin_pass"
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who sends a request, as far as its headers tell without a database."""
+
+    staff: bool = False  # a valid admin pass for its session cookie
+    credentials: bool = False  # a session cookie or an Authorization header
+
+
+ANONYMOUS = Caller()
+
+
+def _session_digest(session_key: str) -> str:
+    return hashlib.sha256(session_key.encode()).hexdigest()[:32]
+
+
+def admin_pass(session_key: str) -> str:
+    """The admin pass of a signed-in staff member's session."""
+    return signing.TimestampSigner(salt=ADMIN_PASS_SALT).sign(_session_digest(session_key))
+
+
+def valid_admin_pass(value: str | None, session_key: str | None) -> bool:
+    """True when ``value`` is a pass for this session, signed within the session's age."""
+    if not value or not session_key:
+        return False
+    try:
+        signed = signing.TimestampSigner(salt=ADMIN_PASS_SALT).unsign(
+            value, max_age=settings.SESSION_COOKIE_AGE
+        )
+    except signing.BadSignature:
+        return False
+    return hmac.compare_digest(signed, _session_digest(session_key))
+
+
+def caller_from(cookies: Mapping[str, str], authorization: bool) -> Caller:
+    session_key = cookies.get(settings.SESSION_COOKIE_NAME)
+    return Caller(
+        staff=valid_admin_pass(cookies.get(ADMIN_PASS_COOKIE), session_key),
+        credentials=bool(session_key) or authorization,
+    )
+
+
+def scope_caller(scope: Scope) -> Caller:
+    """``Caller`` of an ASGI request, from its Cookie and Authorization headers."""
+    headers = scope.get("headers", [])
+    cookie = "; ".join(value.decode("latin-1") for name, value in headers if name == b"cookie")
+    return caller_from(parse_cookie(cookie), any(name == b"authorization" for name, _ in headers))
+
+
+def limit_for(path: str, caller: Caller = ANONYMOUS) -> int:
+    """The largest body accepted on this path from this caller, in bytes."""
     if PHOTO_UPLOAD.fullmatch(path):
-        return MAX_UPLOAD_BYTES + MULTIPART_OVERHEAD
-    if WORD_LIST_UPLOAD.fullmatch(path):
-        return MAX_WORDLIST_BYTES + MULTIPART_OVERHEAD
-    if path.startswith("/admin/"):  # forms with many fields or selected rows
-        return int(settings.DATA_UPLOAD_MAX_MEMORY_SIZE or MAX_BODY_BYTES)
+        return MAX_UPLOAD_BYTES + MULTIPART_OVERHEAD if caller.credentials else MAX_BODY_BYTES
+    if path.startswith("/admin/"):
+        if not caller.staff:  # the login form, or a request that only gets sent there
+            return MAX_BODY_BYTES
+        if WORD_LIST_UPLOAD.fullmatch(path):
+            return MAX_WORDLIST_BYTES + MULTIPART_OVERHEAD
+        return int(settings.DATA_UPLOAD_MAX_MEMORY_SIZE or MAX_BODY_BYTES)  # forms, rows
     return MAX_BODY_BYTES
+
+
+class AdminPassMiddleware:
+    """Hands signed-in staff the admin pass on admin pages (after AuthenticationMiddleware);
+    a new session (a login, a logout) needs a new one, so an old pass stops working."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        if not request.path.startswith("/admin/"):
+            return response
+        user = getattr(request, "user", None)
+        session = getattr(request, "session", None)
+        key = session.session_key if session is not None else None
+        if (
+            user is not None
+            and user.is_active
+            and user.is_staff
+            and key
+            and not valid_admin_pass(request.COOKIES.get(ADMIN_PASS_COOKIE), key)
+        ):
+            response.set_cookie(
+                ADMIN_PASS_COOKIE,
+                admin_pass(key),
+                max_age=settings.SESSION_COOKIE_AGE,
+                path="/admin/",
+                secure=settings.SESSION_COOKIE_SECURE,
+                httponly=True,
+                samesite="Lax",
+            )
+        return response
 
 
 def describe(size: int) -> str:
@@ -93,7 +194,7 @@ class BodyLimitMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        limit = limit_for(scope.get("path", ""))
+        limit = limit_for(scope.get("path", ""), scope_caller(scope))
         too_large = f"the request body is over {describe(limit)}, the limit for this address"
         try:
             declared = content_length(scope)
@@ -183,7 +284,8 @@ def guard_daphne() -> None:
         request._parsePOSTFormSubmission = False
         raw_path = getattr(request.channel, "_path", None)
         if isinstance(raw_path, bytes):
-            request.boggle_limit = limit_for(unquote(raw_path.split(b"?")[0].decode("latin-1")))
+            path = unquote(raw_path.split(b"?")[0].decode("latin-1"))
+            request.boggle_limit = limit_for(path, daphne_caller(request))
         else:  # a Twisted without the attribute: only the largest limit, never a false 413
             request.boggle_limit = MAX_WORDLIST_BYTES + MULTIPART_OVERHEAD
         request.boggle_received = 0
@@ -193,6 +295,15 @@ def guard_daphne() -> None:
             refuse(request)
             return
         original_got_length(request, length)
+
+    def daphne_caller(request: Any) -> Caller:
+        # Twisted parsed the cookies just before it called gotLength.
+        cookies = {
+            name.decode("latin-1"): value.decode("latin-1")
+            for name, value in (getattr(request, "received_cookies", None) or {}).items()
+        }
+        authorization = request.requestHeaders.hasHeader(b"authorization")
+        return caller_from(cookies, authorization)
 
     def handle_content_chunk(request: Any, data: bytes) -> None:
         if getattr(request, "boggle_refused", False):

@@ -6,17 +6,17 @@ a script opening two thousand sockets kept the process busy for seconds, and eve
 player's verdicts waited, although the application refused all but a few. A refused
 connection here is closed as soon as it is accepted, for a fraction of that cost.
 
-Counted per client address like ``games.throttle``'s limits (loopback never). Behind a
-declared reverse proxy (``BOGGLE_TRUSTED_PROXY_HOPS``) every connection comes from the
-proxy, so nothing is counted here: the proxy caps connections per client (README).
+Counted per peer address like ``games.throttle``'s limits (loopback never). The declared
+reverse proxies (``BOGGLE_TRUSTED_PROXIES``) are not counted: every client behind them
+comes through their connections, and the proxy caps connections per client (README). A
+client that reaches Daphne directly, around the proxy, is counted as itself.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from django.conf import settings
-
+from boggle_site import proxies
 from games import throttle
 
 # A classroom behind one address loading its pages at once (a page opens a few connections
@@ -26,7 +26,7 @@ CONNECTION = throttle.Limit("connection", 300, 300, "too many connections from y
 
 def admits(host: str) -> bool:
     """Whether a new TCP connection from ``host`` is taken (and counted)."""
-    if int(getattr(settings, "BOGGLE_TRUSTED_PROXY_HOPS", 0) or 0) > 0:
+    if proxies.is_trusted_proxy(host):
         return True
     return throttle.allows(CONNECTION, host)
 

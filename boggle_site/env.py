@@ -9,7 +9,11 @@ in-process. Setting ``DATABASE_URL`` or ``REDIS_URL`` means production, where a 
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import ipaddress
 import os
+import secrets
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
@@ -99,6 +103,8 @@ MODE_VARIABLES = frozenset(
         "BOGGLE_LAN_HOST",
         "BOGGLE_HTTPS",
         "BOGGLE_PROXY_SSL_HEADER",
+        "BOGGLE_TRUSTED_PROXIES",
+        "BOGGLE_TRUSTED_PROXY_HOPS",
         "BOGGLE_HSTS_SECONDS",
         "BOGGLE_HSTS_INCLUDE_SUBDOMAINS",
         "BOGGLE_HSTS_PRELOAD",
@@ -122,19 +128,33 @@ def get_bool(env: Env, name: str, default: bool = False) -> bool:
     return default
 
 
-def trusted_proxy_hops(env: Env) -> int:
-    """BOGGLE_TRUSTED_PROXY_HOPS: reverse proxies in front of Daphne that append the client
-    to X-Forwarded-For (default 0: the client is Daphne's peer)."""
-    raw = get_str(env, "BOGGLE_TRUSTED_PROXY_HOPS", "0")
-    try:
-        hops = int(raw)
-    except ValueError:
+def trusted_proxies(env: Env) -> list[str]:
+    """BOGGLE_TRUSTED_PROXIES: the networks (comma-separated addresses or CIDRs, as uvicorn's
+    ``--forwarded-allow-ips``) of the reverse proxies in front of Daphne. Only a request whose
+    TCP peer is in one of them has its ``X-Forwarded-For`` and ``X-Forwarded-Proto`` read
+    (``boggle_site.proxies``); default none: every client is the peer Daphne saw.
+
+    The former ``BOGGLE_TRUSTED_PROXY_HOPS`` counted entries of ``X-Forwarded-For`` whoever
+    sent it, so a client reaching Daphne directly chose its own address: a non-zero value is
+    refused with the way to say the same thing safely."""
+    hops = get_str(env, "BOGGLE_TRUSTED_PROXY_HOPS", "0")
+    if hops != "0":
         raise ImproperlyConfigured(
-            f"BOGGLE_TRUSTED_PROXY_HOPS must be a number, not {raw!r}"
-        ) from None
-    if hops < 0:
-        raise ImproperlyConfigured("BOGGLE_TRUSTED_PROXY_HOPS cannot be negative")
-    return hops
+            "BOGGLE_TRUSTED_PROXY_HOPS is no longer read: it trusted X-Forwarded-For from any "
+            "client that reaches Daphne directly. Set BOGGLE_TRUSTED_PROXIES to the addresses "
+            "of your reverse proxies instead (comma-separated CIDRs, e.g. 127.0.0.1/32 for a "
+            "proxy on this machine) and unset BOGGLE_TRUSTED_PROXY_HOPS."
+        )
+    networks: list[str] = []
+    for item in get_list(env, "BOGGLE_TRUSTED_PROXIES"):
+        try:
+            networks.append(str(ipaddress.ip_network(item, strict=False)))
+        except ValueError:
+            raise ImproperlyConfigured(
+                "BOGGLE_TRUSTED_PROXIES is a comma-separated list of addresses or CIDRs "
+                f"(such as 127.0.0.1/32,10.0.0.0/24), not {item!r}"
+            ) from None
+    return networks
 
 
 def get_list(env: Env, name: str, default: list[str] | None = None) -> list[str]:
@@ -168,6 +188,43 @@ def secret_key(env: Env) -> str:
         names = " or ".join(PRODUCTION_VARS)
         raise ImproperlyConfigured(f"DJANGO_SECRET_KEY must be set when {names} is set.")
     return DEV_SECRET_KEY
+
+
+# What the default daily-board secret is derived from the secret key with (daily_secret).
+DAILY_SECRET_PURPOSE = b"boggle_site.daily-board-secret"
+
+
+def daily_secret(env: Env, django_secret_key: str, var_dir: Path) -> str:
+    """BOGGLE_DAILY_SECRET: the key of the daily board's seed (solver.daily), so nobody can
+    compute a date's board before that day. Unset: derived from the secret key (HMAC, so
+    the key itself never leaves its role), which an install has of its own (bin/start
+    writes var/secret_key; production requires DJANGO_SECRET_KEY). Under the public
+    development key (a site started without bin/start) a random one is kept in
+    ``var_dir/daily_secret`` instead. Set it to keep future boards unchanged when the
+    secret key is rotated."""
+    value = get_str(env, "BOGGLE_DAILY_SECRET")
+    if value:
+        return value
+    if django_secret_key == DEV_SECRET_KEY:
+        return _local_daily_secret(var_dir / "daily_secret")
+    return hmac.new(django_secret_key.encode(), DAILY_SECRET_PURPOSE, hashlib.sha256).hexdigest()
+
+
+def _local_daily_secret(path: Path) -> str:
+    """The secret in ``path``, written first (readable by this user only) if absent. Safe
+    when several processes start at once: the first link wins, the others read it."""
+    if not path.exists():
+        temporary = path.with_name(f".{path.name}.{os.getpid()}")
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as file:
+            file.write(secrets.token_urlsafe(48))
+        try:
+            os.link(temporary, path)
+        except FileExistsError:
+            pass
+        finally:
+            temporary.unlink()
+    return path.read_text().strip()
 
 
 def serves_local_network(env: Env) -> bool:
@@ -233,6 +290,14 @@ def security_settings(env: Env) -> dict[str, Any]:
     proxy_header = (
         ("HTTP_X_FORWARDED_PROTO", "https") if get_bool(env, "BOGGLE_PROXY_SSL_HEADER") else None
     )
+    # The header is read only from a declared proxy (boggle_site.proxies drops it from
+    # anyone else): without one, every request would look like plain http, and the
+    # redirect to https would loop.
+    if proxy_header is not None and not trusted_proxies(env):
+        raise ImproperlyConfigured(
+            "BOGGLE_PROXY_SSL_HEADER=1 needs BOGGLE_TRUSTED_PROXIES: the addresses of the "
+            "proxies whose X-Forwarded-Proto is believed (e.g. 127.0.0.1/32)"
+        )
     return {
         "SECURE_PROXY_SSL_HEADER": proxy_header,
         "SECURE_SSL_REDIRECT": https and proxy_header is not None,

@@ -82,7 +82,7 @@ def site_url(request: HttpRequest) -> str:
             bracketed = f"[{lan}]" if ":" in lan else lan
             host = f"{bracketed}:{port}" if port else bracketed
     # Behind a TLS proxy, https once SECURE_PROXY_SSL_HEADER (BOGGLE_PROXY_SSL_HEADER=1)
-    # trusts its X-Forwarded-Proto.
+    # trusts its X-Forwarded-Proto, which only a declared proxy may send (boggle_site.proxies).
     return f"{request.scheme}://{host}"
 
 

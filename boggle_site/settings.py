@@ -16,6 +16,8 @@ ENV = os.environ
 (BASE_DIR / "var").mkdir(exist_ok=True)
 
 SECRET_KEY = env.secret_key(ENV)
+# The daily board's seed key (solver.daily): future boards stay secret.
+BOGGLE_DAILY_SECRET = env.daily_secret(ENV, SECRET_KEY, BASE_DIR / "var")
 DEBUG = env.debug_enabled(ENV)
 ALLOWED_HOSTS = env.allowed_hosts(ENV)
 CSRF_TRUSTED_ORIGINS = env.csrf_trusted_origins(ENV)
@@ -24,9 +26,14 @@ BOGGLE_SERVES_LOCAL_NETWORK = env.serves_local_network(ENV)
 # Base of join links and QR codes; else the request's address, never a loopback one.
 BOGGLE_PUBLIC_URL = env.public_url(ENV)
 BOGGLE_LAN_HOST = env.lan_host(ENV)
-# Per-address limits (games.throttle): which address counts behind proxies, and a switch.
-BOGGLE_TRUSTED_PROXY_HOPS = env.trusted_proxy_hops(ENV)
+# Per-address limits (games.throttle): the proxies whose X-Forwarded-* headers are read
+# (boggle_site.proxies), and a switch.
+BOGGLE_TRUSTED_PROXIES = env.trusted_proxies(ENV)
 BOGGLE_RATE_LIMITS = env.get_bool(ENV, "BOGGLE_RATE_LIMITS", True)
+# Where the unknown-room-code budget is kept for all web processes (games.shared_windows):
+# the production Redis; unset, each process counts its own.
+BOGGLE_LIMITS_REDIS_URL = env.get_str(ENV, "REDIS_URL")
+BOGGLE_REDIS_PREFIX = env.redis_key_prefix(ENV)
 
 # HTTPS (BOGGLE_PUBLIC_URL https://, BOGGLE_HTTPS, BOGGLE_PROXY_SSL_HEADER, BOGGLE_HSTS_*):
 # SECURE_SSL_REDIRECT, HSTS, secure cookies, nosniff, frame and referrer policies.
@@ -68,6 +75,9 @@ MIDDLEWARE = [
     "boggle_site.csp.ContentSecurityPolicyMiddleware",
     # First: refuse public Host names in the embedded default before anything reads them.
     "boggle_site.hosts.LocalNetworkHostMiddleware",
+    # Before SecurityMiddleware reads X-Forwarded-Proto: drops X-Forwarded-* headers that
+    # did not come from a declared proxy.
+    "boggle_site.proxies.ForwardedHeadersMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Right after SecurityMiddleware, as WhiteNoise asks: Daphne then serves static files.
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -78,6 +88,9 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Signed-in staff get the admin pass that lets their uploads past 16 KiB
+    # (boggle_site.body_limit: anonymous admin bodies are refused before they are read).
+    "boggle_site.body_limit.AdminPassMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]

@@ -10,11 +10,11 @@ from django.http import HttpRequest, JsonResponse
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
-from daily import attempts, boards, leaderboard, practice
+from daily import attempts, boards, devices, leaderboard, limits, practice
 from daily.models import DailyGame, DailyScore
-from games import throttle
+from games import text, throttle
 from games.api import idempotent, json_api, player_response, rate_limited, read_json
-from games.models import Player, Room, Round
+from games.models import NICKNAME_MAX_LENGTH, Player, Room, Round
 from games.nicknames import nickname_key
 from games.sessions import remember_player
 
@@ -35,16 +35,19 @@ def _device_players(session: Any, day: date) -> list[int]:
 
 
 def _played(request: HttpRequest, day: date) -> DailyScore | None:
-    """The entry of ``?nickname=`` if given (API clients), else of this device's attempts:
-    the first that made the leaderboard."""
+    """The leaderboard entry of ``?nickname=`` if given, else of this device's attempts
+    (daily.devices): the first that made the leaderboard."""
     nickname = request.GET.get("nickname", "").strip()
     if nickname:
+        # A text no nickname can be (games.text: NUL, too long) has no entry.
+        if not text.is_clean(nickname, NICKNAME_MAX_LENGTH, text.JOINERS):
+            return None
         return attempts.entry_for(day, nickname_key(nickname))
-    keys = Player.objects.filter(pk__in=_device_players(request.session, day)).values_list(
-        "nickname_key", flat=True
-    )
+    device = devices.known_device(request, day)
+    if device is None:
+        return None
     return (
-        DailyScore.objects.filter(date=day, nickname_key__in=list(keys))
+        DailyScore.objects.filter(date=day, device=device, listed=True)
         .order_by("finished_at", "id")
         .first()
     )
@@ -77,6 +80,9 @@ def _playing(request: HttpRequest, day: date) -> dict[str, Any] | None:
 def daily(request: HttpRequest) -> JsonResponse:
     if request.method == "POST":
         return _start_attempt(request)
+    # ?nickname= (see _played): refused with 400 invalid when it is no nickname's text.
+    nickname = request.GET.get("nickname", "").strip()
+    text.check_text(nickname, "nickname", NICKNAME_MAX_LENGTH, text.JOINERS)
     day = boards.today()
     return JsonResponse(
         {
@@ -95,7 +101,10 @@ def daily(request: HttpRequest) -> JsonResponse:
 @idempotent
 def _start_attempt(request: HttpRequest) -> JsonResponse:
     data = read_json(request)
-    room, host, game = attempts.do_start_attempt(data.get("nickname"))
+    day = boards.today()
+    device = devices.device_of(request, day)
+    limits.take_attempt(throttle.client_address(request), device)
+    room, host, game = attempts.do_start_attempt(data.get("nickname"), device)
     remember_player(request.session, host)
     _remember_attempt(request.session, game.date, host)
     return player_response(
@@ -119,26 +128,30 @@ def start_practice(request: HttpRequest) -> JsonResponse:
 
 
 def _counts(game: DailyGame) -> bool:
-    """Whether the attempt can still make the leaderboard: its nickname has no entry yet."""
+    """Whether the attempt will be the device's result under its nickname: the device has
+    none yet that day."""
     if game.counted is not None:
         return game.counted
-    return attempts.entry_for(game.date, game.player.nickname_key) is None
+    return attempts.result_of(game) is None
 
 
 def daily_state(room: Room, current: Round | None) -> dict[str, Any]:
     """The room state's ``daily`` (games.state.add_state_part): null in other rooms; in a
-    daily room, its date, whether it counts, and its nickname's entry once there is one."""
+    daily room, its date, where the attempt stands, and the device's result under its
+    nickname once there is one (docs/api.md, "POST /api/daily")."""
     game = DailyGame.objects.filter(room=room).select_related("player").first()
     if game is None:
         return {"daily": None}
-    entry = attempts.entry_for(game.date, game.player.nickname_key)
+    result = attempts.result_of(game)
     status = {None: "playing", True: "counted", False: "practice"}[game.counted]
-    if status == "playing" and entry is not None:
-        status = "practice"  # the nickname's first attempt is on the leaderboard already
+    if status == "playing" and result is not None:
+        status = "practice"  # the device's first attempt under this nickname has ended
+    if status == "counted" and result is not None and not result.listed:
+        status = "unlisted"
     return {
         "daily": {
             "date": game.date.isoformat(),
             "status": status,
-            "entry": None if entry is None else leaderboard.entry_dict(entry),
+            "entry": None if result is None else leaderboard.result_dict(result),
         }
     }

@@ -1,30 +1,62 @@
-"""Daily attempts: a solo room on today's board whose round starts at once; its score goes
-to the leaderboard when the round ends (the first finished attempt of a nickname that day;
-later ones are practice)."""
+"""Daily attempts: a solo room on today's board whose round starts at once; its score
+becomes the device's result under its nickname when the round ends (the device's first
+finished attempt under that nickname that day; later ones are practice).
+
+The public leaderboard lists, per nickname, the first result with points and a human pace
+(daily.plausibility): that device owns the nickname for the day, and other devices are
+refused it. A result with 0 points, or flagged, claims nothing (docs/api.md, "What the
+leaderboard guarantees")."""
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
 
-from daily import boards
-from daily.exceptions import SoloRoom
+from daily import boards, plausibility
+from daily.exceptions import NicknameHeldToday, SoloRoom
 from daily.models import DailyGame, DailyScore
 from dictionaries.exceptions import DictionaryError
-from games import replays, rounds
+from games import replays, rounds, text
 from games.exceptions import InvalidInput
 from games.models import Player, Room, Round, Submission
+from games.nicknames import display_nickname, nickname_key
 from solver.errors import SolverError
 from solver.judge import Verdict
 
 
+def check_nickname_free(day: date, nickname: Any, device: str) -> None:
+    """Raise NicknameHeldToday when another device owns the nickname (or a look-alike)
+    on ``day``'s leaderboard. A nickname that is not text is left to the room's checks."""
+    if not isinstance(nickname, str):
+        return
+    key = nickname_key(display_nickname(nickname))
+    if not text.is_clean(key, len(key)):
+        return  # NUL, a lone surrogate: no stored key has one, and the room refuses it
+    holder = (
+        DailyScore.objects.filter(date=day, nickname_key=key, listed=True)
+        .exclude(device=device)
+        .values_list("nickname", flat=True)
+        .first()
+    )
+    if holder is not None:
+        raise NicknameHeldToday(
+            _(
+                "'%(nickname)s' is on today's leaderboard from another device (as "
+                "'%(holder)s'); pick another nickname"
+            )
+            % {"nickname": nickname, "holder": holder}
+        )
+
+
 @transaction.atomic
-def do_start_attempt(nickname: Any) -> tuple[Room, Player, DailyGame]:
+def do_start_attempt(nickname: Any, device: str) -> tuple[Room, Player, DailyGame]:
     """Create the solo room on today's board (English, 4x4, 3 minutes) and start its round:
-    the page opens on the countdown, with no lobby."""
+    the page opens on the countdown, with no lobby. ``device``: daily.devices."""
     day = boards.today()
+    check_nickname_free(day, nickname, device)
     try:
         board = boards.board_for(day)
     except (DictionaryError, SolverError) as error:
@@ -37,58 +69,98 @@ def do_start_attempt(nickname: Any) -> tuple[Room, Player, DailyGame]:
         "dictionary": boards.DAILY_DICTIONARY,
     }
     room, host = replays.do_create_room(nickname, settings, board.board)
-    game = DailyGame.objects.create(room=room, date=day, player=host)
+    game = DailyGame.objects.create(room=room, date=day, player=host, device=device)
     rounds.do_start_round(host)
     return room, host, game
 
 
 def entry_for(day: Any, nickname_key: str) -> DailyScore | None:
-    """The nickname's leaderboard entry of that date, if it has one."""
-    return DailyScore.objects.filter(date=day, nickname_key=nickname_key).first()
+    """The nickname's public leaderboard entry of that date, if it has one."""
+    return DailyScore.objects.filter(date=day, nickname_key=nickname_key, listed=True).first()
+
+
+def result_of(game: DailyGame) -> DailyScore | None:
+    """The device's result under the attempt's nickname that date (listed or not)."""
+    return DailyScore.objects.filter(
+        date=game.date, nickname_key=game.player.nickname_key, device=game.device
+    ).first()
 
 
 def record_round(sender: Any, round: Round, **kwargs: Any) -> None:
     """games.signals.round_ended: the first round of a daily room is its attempt. Its
-    player's score becomes the nickname's entry of the board's date (not the date it ended:
-    a round begun at 23:59 counts for that day), unless the nickname has one already."""
+    player's score becomes the device's result under the nickname for the board's date
+    (not the date it ended: a round begun at 23:59 counts for that day), unless the device
+    has one already. It is listed when it has points, a human pace, and no other device
+    listed the nickname first."""
     if round.number != 1:  # no query for later rounds
         return
     game = DailyGame.objects.filter(room_id=round.room_id).select_related("player").first()
     if game is None or game.counted is not None:
         return
-    player = game.player
     with transaction.atomic():  # a savepoint: a failure here leaves the round's end alone
-        counted = False
-        if entry_for(game.date, player.nickname_key) is None:
-            points, words, best_word = _score(round, player)
-            try:
-                with transaction.atomic():
-                    DailyScore.objects.create(
-                        date=game.date,
-                        nickname=player.nickname,
-                        nickname_key=player.nickname_key,
-                        points=points,
-                        words=words,
-                        best_word=best_word,
-                        finished_at=round.ended_at,
-                        player=player,
-                    )
-                counted = True
-            except IntegrityError:  # an attempt under the same nickname ended just now
-                counted = False
+        counted = result_of(game) is None and _store_result(game, round)
         DailyGame.objects.filter(pk=game.pk).update(counted=counted)
 
 
-def _score(round_: Round, player: Player) -> tuple[int, int, str]:
-    """Points, words that scored, and the best of them (most points, then longest, then
-    first alphabetically), after games.rounds.score_words."""
-    scored = list(
+def _store_result(game: DailyGame, round_: Round) -> bool:
+    """Write the attempt's result; False when the device got one just now (a race)."""
+    player = game.player
+    points, words, best_word, times = _score(round_, player)
+    reason = plausibility.pace_reason(times)
+    fields = {
+        "date": game.date,
+        "nickname": player.nickname,
+        "nickname_key": player.nickname_key,
+        "device": game.device,
+        "points": points,
+        "words": words,
+        "best_word": best_word,
+        "finished_at": round_.ended_at,
+        "player": player,
+        "flagged": bool(reason),
+        "flag_reason": reason[:200],
+    }
+    listings = [True, False] if points > 0 and not reason else [False]
+    for listed in listings:
+        try:
+            with transaction.atomic():
+                DailyScore.objects.create(listed=listed, **fields)
+            return True
+        except IntegrityError:  # another device listed the nickname, or this one has a result
+            continue
+    return False
+
+
+def _score(round_: Round, player: Player) -> tuple[int, int, str, list[float]]:
+    """Points, words that scored, the best of them (most points, then longest, then first
+    alphabetically), after games.rounds.score_words; and when each accepted word was
+    entered (seconds since the round started), for daily.plausibility."""
+    accepted = list(
         Submission.objects.filter(
-            round=round_, player=player, verdict=Verdict.ACCEPTED, cancelled=False
-        ).values_list("word", "points")
+            round=round_, player=player, verdict=Verdict.ACCEPTED
+        ).values_list("word", "points", "cancelled", "created_at")
     )
+    scored = [(word, points or 0) for word, points, cancelled, _at in accepted if not cancelled]
     best = min(scored, key=lambda item: (-item[1], -len(item[0]), item[0]), default=("", 0))
-    return sum(points for _, points in scored), len(scored), best[0]
+    origin = round_.starts_at or round_.created_at
+    times = [(at - origin).total_seconds() for *_rest, at in accepted]
+    return sum(points for _, points in scored), len(scored), best[0], times
+
+
+@transaction.atomic
+def do_clear_flag(score: DailyScore) -> bool:
+    """Staff found a flagged result human after all (the admin's action): unflag it and
+    list it if it has points and the nickname is still free. True when listed."""
+    score.flagged = False
+    score.flag_reason = ""
+    free = (
+        not DailyScore.objects.filter(date=score.date, nickname_key=score.nickname_key, listed=True)
+        .exclude(pk=score.pk)
+        .exists()
+    )
+    score.listed = score.points > 0 and free
+    score.save(update_fields=["flagged", "flag_reason", "listed"])
+    return score.listed
 
 
 def refuse_join(sender: Any, room: Room, **kwargs: Any) -> None:

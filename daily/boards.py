@@ -1,10 +1,13 @@
 """Today's date and its board: derived by solver.daily the first time a date is asked for,
-then read from the database, so everyone plays the same board all day."""
+then read from the database, so everyone plays the same board all day. The derivation is
+keyed with ``settings.BOGGLE_DAILY_SECRET``: no board can be computed before its day from
+the public code, and only today's is ever derived (nothing asks for a later date)."""
 
 from __future__ import annotations
 
 from datetime import UTC, date
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -32,7 +35,7 @@ def board_for(day: date) -> DailyBoard:
     if stored is not None:
         return stored
     version = current_version(DAILY_DICTIONARY)
-    derived = daily_board(day, get_lexicon(version))
+    derived = daily_board(day, get_lexicon(version), settings.BOGGLE_DAILY_SECRET)
     try:
         with transaction.atomic():
             return DailyBoard.objects.create(

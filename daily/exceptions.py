@@ -2,13 +2,22 @@
 errors carry them.
 
 GameError
- └── SoloRoom   a daily board's room takes no other players (403)
+ ├── SoloRoom              a daily board's room takes no other players (403)
+ └── NicknameTaken
+      └── NicknameHeldToday  another device owns the nickname on today's leaderboard (409,
+                             the same ``nickname_taken`` code as in a room)
 """
 
 from __future__ import annotations
 
-from games.exceptions import GameError
+from games.exceptions import GameError, NicknameTaken
 
 
 class SoloRoom(GameError):
     code = "solo_room"
+
+
+class NicknameHeldToday(NicknameTaken):
+    """The nickname (or one that looks the same) is on today's leaderboard from another
+    device: first come, first served for the day (docs/api.md, "What the leaderboard
+    guarantees")."""

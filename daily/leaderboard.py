@@ -1,4 +1,5 @@
-"""A date's leaderboard: entries by points (highest first), ties to the earlier finish."""
+"""A date's public leaderboard: the listed results (daily.attempts: one per nickname, with
+points and a human pace) by points (highest first), ties to the earlier finish."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ ORDER = ("-points", "finished_at", "id")
 
 
 def entries(day: date) -> QuerySet[DailyScore]:
-    return DailyScore.objects.filter(date=day).order_by(*ORDER)
+    return DailyScore.objects.filter(date=day, listed=True).order_by(*ORDER)
 
 
 def top(day: date, limit: int = TOP) -> list[dict[str, Any]]:
@@ -24,9 +25,11 @@ def top(day: date, limit: int = TOP) -> list[dict[str, Any]]:
     return [entry_dict(score, rank) for rank, score in enumerate(entries(day)[:limit], 1)]
 
 
-def rank_of(score: DailyScore) -> int:
-    """The entry's place on its date's leaderboard (1 = first)."""
-    ahead = DailyScore.objects.filter(date=score.date).filter(
+def rank_of(score: DailyScore) -> int | None:
+    """The entry's place on its date's leaderboard (1 = first); None when not listed."""
+    if not score.listed:
+        return None
+    ahead = entries(score.date).filter(
         Q(points__gt=score.points)
         | Q(points=score.points, finished_at__lt=score.finished_at)
         | Q(points=score.points, finished_at=score.finished_at, id__lt=score.id)
@@ -42,3 +45,21 @@ def entry_dict(score: DailyScore, rank: int | None = None) -> dict[str, Any]:
         "words": score.words,
         "best_word": score.best_word,
     }
+
+
+def unlisted_reason(score: DailyScore) -> str | None:
+    """Why a device's result is not on the public leaderboard, for its player: ``no_points``,
+    ``under_review`` (a pace no human reaches: staff see it in the admin) or
+    ``nickname_taken`` (another device listed the nickname first); None when listed."""
+    if score.listed:
+        return None
+    if score.points == 0:
+        return "no_points"
+    if score.flagged:
+        return "under_review"
+    return "nickname_taken"
+
+
+def result_dict(score: DailyScore) -> dict[str, Any]:
+    """A device's own result: ``entry_dict`` (rank null when not listed) and ``unlisted``."""
+    return {**entry_dict(score), "unlisted": unlisted_reason(score)}

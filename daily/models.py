@@ -10,6 +10,9 @@ from django.db import models
 
 from games.models import NICKNAME_MAX_LENGTH, Player, Room
 
+# A device id (daily.devices): 22 URL-safe characters; room for longer ones.
+DEVICE_MAX_LENGTH = 64
+
 
 class DailyBoard(models.Model):
     """The board of one date, derived once (solver.daily) and kept, so a dictionary edited
@@ -36,10 +39,15 @@ class DailyGame(models.Model):
     room = models.OneToOneField(Room, on_delete=models.CASCADE, related_name="daily_game")
     date = models.DateField(db_index=True)
     player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="+")
+    device = models.CharField(
+        max_length=DEVICE_MAX_LENGTH,
+        blank=True,
+        help_text="The browser (session) that played it (daily.devices).",
+    )
     counted = models.BooleanField(
         null=True,
-        help_text="Set when its round ends: True if it made the leaderboard, False if the "
-        "nickname already had an entry that day (practice).",
+        help_text="Set when its round ends: True if it is the device's entry under the "
+        "nickname, False if the device had one already that day (practice).",
     )
 
     class Meta:
@@ -50,15 +58,34 @@ class DailyGame(models.Model):
 
 
 class DailyScore(models.Model):
-    """A leaderboard entry: the first finished attempt of a nickname on a date."""
+    """A device's result under a nickname on a date: its first finished attempt. The public
+    leaderboard lists the ``listed`` ones: per nickname, the first with points and a human
+    pace (daily.attempts, daily.plausibility); that device owns the nickname for the day."""
 
     date = models.DateField()
     nickname = models.CharField(max_length=NICKNAME_MAX_LENGTH)
     nickname_key = models.TextField(help_text="The nickname as compared (games.nicknames).")
+    device = models.CharField(
+        max_length=DEVICE_MAX_LENGTH,
+        blank=True,
+        help_text="The browser (session) that played it (daily.devices).",
+    )
     points = models.PositiveIntegerField()
     words = models.PositiveIntegerField(help_text="Words that scored.")
     best_word = models.CharField(max_length=72, blank=True)
     finished_at = models.DateTimeField()
+    listed = models.BooleanField(
+        default=True,
+        help_text="On the public leaderboard: the nickname's first entry with points and a "
+        "plausible pace. Off for 0 points, flagged entries, and a nickname another device "
+        "holds.",
+    )
+    flagged = models.BooleanField(
+        default=False,
+        help_text="Played at a pace no human reaches (daily.plausibility): kept off the "
+        "public leaderboard.",
+    )
+    flag_reason = models.CharField(max_length=200, blank=True)
     player = models.ForeignKey(
         Player, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -66,9 +93,17 @@ class DailyScore(models.Model):
     class Meta:
         ordering = ["date", "-points", "finished_at", "id"]
         constraints = [
+            # One public entry per nickname: the device that owns it that day.
             models.UniqueConstraint(
-                fields=["date", "nickname_key"], name="one_daily_score_per_nickname"
-            )
+                fields=["date", "nickname_key"],
+                condition=models.Q(listed=True),
+                name="one_listed_daily_score_per_nickname",
+            ),
+            # One result per device and nickname: a board seen once is not replayed.
+            models.UniqueConstraint(
+                fields=["date", "nickname_key", "device"],
+                name="one_daily_score_per_device_and_nickname",
+            ),
         ]
         indexes = [models.Index(fields=["date", "-points", "finished_at"])]
 

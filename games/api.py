@@ -19,7 +19,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 
 from boggle_site.hosts import absolute_url
-from games import checks, replays, rooms, state, throttle
+from games import checks, idempotency, replays, rooms, state, throttle
 from games.exceptions import (
     GameError,
     InvalidInput,
@@ -40,9 +40,13 @@ STATUS_FOR_CODE = {
     "kicked": 403,
     "not_host": 403,
     "nickname_taken": 409,
+    "join_refused": 403,  # a locked room's host said no (games.waiting_room)
+    "waiting_list_full": 409,
+    "join_request_not_found": 404,
     "solo_room": 403,  # a daily board's room (daily.exceptions.SoloRoom)
     "wrong_round_state": 409,
     "rate_limited": 429,
+    "idempotency_key_reused": 422,  # games.idempotency
     "unsupported_media_type": 415,
 }
 
@@ -68,13 +72,20 @@ def find_room(request: HttpRequest, code: str) -> Room:
 
 
 def find_room_from(code: str, address: str) -> Room:
-    """``find_room`` for a client address (a watch socket's, ``games.spectators``)."""
-    throttle.check(throttle.ROOM_MISS, address)
+    """``find_room`` for a client address (the sockets', ``games.consumers``). Every path
+    that takes a room code looks it up here: one miss budget per address for all of them."""
+    # The slot is taken before looking, so that parallel guesses cannot overrun it; a
+    # look-up that finds its room (or fails otherwise) gives it back.
+    slot = throttle.reserve(throttle.ROOM_MISS, address)
+    missed = False
     try:
         return checks.check_room(code)
     except RoomNotFound:
-        throttle.take(throttle.ROOM_MISS, address, refuse=False)
+        missed = True
         raise
+    finally:
+        if not missed:
+            throttle.release(slot)
 
 
 def rate_limited(limit: throttle.Limit) -> Callable[[Callable[..., JsonResponse]], Callable]:
@@ -110,9 +121,11 @@ MAX_IDEMPOTENCY_KEY = 64
 
 
 def idempotent(view: Callable[..., JsonResponse]) -> Callable[..., JsonResponse]:
-    """A POST sent again with the same ``Idempotency-Key`` header gets the first answer
-    (docs/api.md, "Retrying a request"). The key is taken in the same transaction as the
-    work, so two copies racing in run the work once: the second waits for the first."""
+    """A POST sent again with the same ``Idempotency-Key`` header by the same caller gets the
+    first answer (docs/api.md, "Retrying a request"); another caller's same key is another
+    key, and the same key with another body is refused (``games.idempotency``). The key is
+    taken in the same transaction as the work, so two copies racing in run the work once:
+    the second waits for the first."""
 
     @wraps(view)
     def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> JsonResponse:
@@ -123,22 +136,28 @@ def idempotent(view: Callable[..., JsonResponse]) -> Callable[..., JsonResponse]
             raise InvalidInput(
                 f"Idempotency-Key is 1 to {MAX_IDEMPOTENCY_KEY} printable characters"
             )
-        try:
-            with transaction.atomic():
-                record = IdempotentResponse.objects.create(
-                    key=key, path=request.path, status=0, body={}
-                )
-                response = view(request, *args, **kwargs)
-                if response.status_code >= 300:  # refused: a corrected retry may succeed
-                    transaction.set_rollback(True)
-                    return response
-                record.status = response.status_code
-                record.body = json.loads(response.content)
-                record.save(update_fields=["status", "body"])
+        scope = {"key": key, "path": request.path}
+        scope["caller"] = idempotency.caller(request, bearer_token(request))
+        fingerprint = idempotency.request_hash(request)
+        with transaction.atomic():
+            try:
+                with transaction.atomic():  # a savepoint: a taken key leaves the rest usable
+                    record = IdempotentResponse.objects.create(
+                        **scope, request_hash=fingerprint, status=0, body={}
+                    )
+            except IntegrityError:  # answered before (or just now, by the first copy)
+                stored = IdempotentResponse.objects.get(**scope)
+                if stored.request_hash != fingerprint:
+                    raise idempotency.IdempotencyKeyReused() from None
+                return JsonResponse(stored.body, status=stored.status)
+            response = view(request, *args, **kwargs)
+            if response.status_code >= 300:  # refused: a corrected retry may succeed
+                transaction.set_rollback(True)
                 return response
-        except IntegrityError:  # answered before (or just now, by the first copy)
-            stored = IdempotentResponse.objects.get(key=key, path=request.path)
-            return JsonResponse(stored.body, status=stored.status)
+            record.status = response.status_code
+            record.body = json.loads(response.content)
+            record.save(update_fields=["status", "body"])
+            return response
 
     return wrapper
 
@@ -248,6 +267,12 @@ def join_room(request: HttpRequest, code: str) -> JsonResponse:
     existing = viewer(request, room)
     if existing is not None:  # this browser (or token) already plays here: a rejoin
         return player_response(request, room, existing, status=200)
+    # A newcomer at a locked room waits for the host's yes (202; games.waiting_room).
+    from games import waiting_api  # it builds on this module's views
+
+    waiting = waiting_api.newcomer_answer(request, room, data.get("nickname"))
+    if waiting is not None:
+        return waiting
     player = rooms.do_join_room(room, data.get("nickname"))
     remember_player(request.session, player)
     room.refresh_from_db()

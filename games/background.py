@@ -55,12 +55,15 @@ async def stop() -> None:
 
 def flush_once(publish: bool = True) -> None:
     """One pass of the flusher (worker thread); ``publish`` also sends changed counts and
-    does the once-a-second chores."""
-    live.flush_refused()
-    if publish:
-        live_counts.publish_changed()
-        live.drop_idle()
-        checkpoint_wal()
+    does the once-a-second chores. Refused entries that could not be written stay queued
+    for the next pass (``live.flush_refused``); the chores are done all the same."""
+    try:
+        live.flush_refused()
+    finally:
+        if publish:
+            live_counts.publish_changed()
+            live.drop_idle()
+            checkpoint_wal()
 
 
 async def _flush_forever() -> None:
@@ -76,6 +79,7 @@ async def _flush_forever() -> None:
         except asyncio.CancelledError:
             raise
         except Exception:  # a database hiccup must not stop the counts for good
+            # Nothing is lost: unwritten entries wait in the queue for the next pass.
             logger.exception("live round flusher: pass failed; retrying")
 
 

@@ -16,7 +16,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from games import events, presenters, state
+from games import events, presenters, state, text
 from games.checks import check_host, is_int
 from games.exceptions import (
     InvalidInput,
@@ -52,7 +52,8 @@ def check_challenge(player: Player, word: Any, round_number: Any) -> tuple[Round
     entries refused as not in the dictionary, spelled on the board, not challenged yet."""
     if not is_int(round_number):
         raise InvalidInput("round_number is a number")
-    if not isinstance(word, str) or not word.strip() or len(word) > MAX_ENTRY_LENGTH:
+    # games.text's rule: the word is looked up (PostgreSQL refuses NUL) and stored.
+    if not text.is_clean(word, MAX_ENTRY_LENGTH) or not word.strip():
         raise InvalidInput("word is a refused word as the results show it")
     if Room.objects.filter(pk=player.room_id, game_ended_at__isnull=False).exists():
         raise WrongRoundState(_("the game has ended: its standing is final"))

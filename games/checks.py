@@ -9,6 +9,7 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
+from games import text
 from games.exceptions import (
     InvalidInput,
     NicknameTaken,
@@ -30,18 +31,27 @@ from games.models import (
     Room,
     Round,
 )
-from games.nicknames import display_nickname, nickname_key
+from games.nicknames import (
+    MAX_MARKS_PER_LETTER,
+    display_nickname,
+    longest_mark_run,
+    nickname_key,
+)
 from solver.board import Board, parse_board
 from solver.dice import DICE_SETS
 from solver.errors import SolverError
 
 
 def check_room(code: str) -> Room:
-    """The room with this code; RoomNotFound otherwise."""
-    room = Room.objects.filter(code=str(code).strip().lower()[:16]).first()
+    """The room with this code; RoomNotFound otherwise, also for a code no room can have
+    (games.text: NUL, other characters, too long), which is never looked up."""
+    room = None
+    if text.looks_like_room_code(code):
+        room = Room.objects.filter(code=code.strip().lower()).first()
     if room is None:
+        shown = code if len(str(code)) <= 20 else f"{str(code)[:20]}…"  # never echo 10 kB
         raise RoomNotFound(
-            _("there is no room %(code)r; check the link or create a new room") % {"code": code}
+            _("there is no room %(code)r; check the link or create a new room") % {"code": shown}
         )
     return room
 
@@ -51,7 +61,8 @@ def check_player(room: Room, token: str | None = None, player_id: int | None = N
     players = Player.objects.filter(room=room, left_at__isnull=True, kicked=False)
     player = None
     if token:
-        player = players.filter(token=token).first()
+        # A token no player can have (games.text) is not looked up: PostgreSQL refuses NUL.
+        player = players.filter(token=token).first() if text.looks_like_token(token) else None
     elif player_id:
         player = players.filter(pk=player_id).first()
     if player is None:
@@ -77,8 +88,17 @@ def check_nickname(room: Room, nickname: Any, exclude: Player | None = None) -> 
         raise InvalidInput(
             _("a nickname has at most %(count)s characters") % {"count": NICKNAME_MAX_LENGTH}
         )
-    if any(not ch.isprintable() for ch in cleaned):
+    # games.text's rule (joiners allowed), and no unassigned or private-use characters,
+    # which no font draws.
+    if not text.is_clean(cleaned, NICKNAME_MAX_LENGTH, text.JOINERS) or any(
+        not ch.isprintable() and ch not in text.JOINERS for ch in cleaned
+    ):
         raise InvalidInput(_("a nickname cannot contain control characters"))
+    if longest_mark_run(cleaned) > MAX_MARKS_PER_LETTER:
+        raise InvalidInput(
+            _("a nickname has at most %(count)s accents on one letter")
+            % {"count": MAX_MARKS_PER_LETTER}
+        )
     key = nickname_key(cleaned)
     if not key:  # only accents or marks: nothing to tell players apart by
         raise InvalidInput(_("a nickname needs a letter, digit or sign"))

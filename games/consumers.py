@@ -12,10 +12,10 @@ import asyncio
 import contextlib
 import json
 import logging
+import math
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
-from urllib.parse import parse_qs
 
 from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncWebsocketConsumer
@@ -37,12 +37,15 @@ from games import (
     standings,
     state,
     throttle,
+    waiting_room,
     words,
 )
 from games import live as live_rounds
+from games.api import find_room_from
 from games.exceptions import GameError, InvalidInput, NotAPlayer, RateLimited, RoomNotFound
 from games.models import Player, Room
 from games.sessions import player_id_from_session
+from games.text import query_value
 from games.writers import in_thread
 
 logger = logging.getLogger(__name__)
@@ -147,6 +150,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         super().__init__(*args, **kwargs)
         self.in_flight: set[asyncio.Task[None]] = set()  # submits being judged and written
         self.flood = socket_limits.FloodGuard()
+        self.sync_budget = socket_limits.SyncBudget()  # bytes of state sent for ``sync``
 
     @property
     def me(self) -> Player:
@@ -184,7 +188,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         background.ensure_started()
         await self.accept()
         code = self.scope["url_route"]["kwargs"]["code"]
-        token = parse_qs(self.scope.get("query_string", b"").decode()).get("token", [None])[0]
+        token = query_value(self.scope.get("query_string", b""), "token")
         self.address = throttle.scope_address(self.scope)
         try:
             throttle.take(throttle.SOCKET, self.address)
@@ -209,6 +213,8 @@ class RoomConsumer(AsyncWebsocketConsumer):
         except GameError as error:
             await self._send({"type": "error", **error.to_dict()})
             close = CLOSE_NO_ROOM if error.code == "room_not_found" else CLOSE_NOT_A_PLAYER
+            if isinstance(error, RateLimited):  # the address's unknown room codes are used up
+                close = socket_limits.CLOSE_TOO_MANY_SOCKETS
             await self.close(code=close)
             return
         # Counted and held with no await between: sockets opened together are all counted.
@@ -334,6 +340,8 @@ class RoomConsumer(AsyncWebsocketConsumer):
         """Run a handler and send its reply, or the error it raised."""
         reply: dict[str, Any] | None
         try:
+            if kind == "sync":
+                self._check_sync_budget()
             reply = await handler(self, message)
         except GameError as error:
             reply = {"type": "error", **error.to_dict(), "request": kind}
@@ -348,12 +356,26 @@ class RoomConsumer(AsyncWebsocketConsumer):
                 "request": kind,
             }
         if reply is not None:
-            await self._reply(reply, request_id)
+            sent = await self._reply(reply, request_id)
+            if kind == "sync" and reply.get("type") == "state":
+                self.sync_budget.spend(sent)
 
-    async def _reply(self, reply: dict[str, Any], request_id: Any) -> None:
+    def _check_sync_budget(self) -> None:
+        """Refuse a ``sync`` while this socket's state replies are over their byte budget
+        (socket_limits.SyncBudget): a large state asked for again and again would cost the
+        server a database read and its send buffer each time."""
+        wait = self.sync_budget.wait_seconds()
+        if wait > 0.0:
+            raise RateLimited(
+                _("slow down: too many state requests; try again in %(seconds)s s")
+                % {"seconds": max(1, math.ceil(min(wait, 3600.0)))}
+            )
+
+    async def _reply(self, reply: dict[str, Any], request_id: Any) -> int:
+        """Send a reply; returns its size in bytes."""
         if request_id is not None:
             reply["request_id"] = request_id
-        await self._send(reply)
+        return await self._send(reply)
 
     # ------------------------------------------------------------ message handlers
 
@@ -404,6 +426,19 @@ class RoomConsumer(AsyncWebsocketConsumer):
     async def _on_unkick(self, message: dict) -> dict:
         await in_thread(rooms.do_unkick)(self.me, message.get("player_id"))
         return {"type": "ok", "request": "unkick"}
+
+    # A locked room's newcomers wait for the host's yes (games.waiting_room).
+    async def _on_lock_room(self, message: dict) -> dict:
+        locked = await in_thread(waiting_room.do_lock)(self.me, message.get("locked"))
+        return {"type": "ok", "request": "lock_room", "locked": locked}
+
+    async def _on_admit(self, message: dict) -> dict:
+        player = await in_thread(waiting_room.do_admit)(self.me, message.get("join_request_id"))
+        return {"type": "ok", "request": "admit", "player_id": player.id}
+
+    async def _on_refuse(self, message: dict) -> dict:
+        await in_thread(waiting_room.do_refuse)(self.me, message.get("join_request_id"))
+        return {"type": "ok", "request": "refuse"}
 
     async def _on_leave(self, message: dict) -> None:
         await in_thread(rooms.do_leave)(self.me)
@@ -468,6 +503,9 @@ class RoomConsumer(AsyncWebsocketConsumer):
         "transfer_host": _on_transfer_host,
         "kick": _on_kick,
         "unkick": _on_unkick,
+        "lock_room": _on_lock_room,
+        "admit": _on_admit,
+        "refuse": _on_refuse,
         "leave": _on_leave,
         "challenge": _on_challenge,
         "rule_challenge": _on_rule_challenge,
@@ -518,9 +556,12 @@ class RoomConsumer(AsyncWebsocketConsumer):
         self.closed = True
         await super().close(code=code, reason=reason)
 
-    async def _send(self, data: dict) -> None:
+    async def _send(self, data: dict) -> int:
+        """Send a message; returns its size in bytes (``json.dumps`` writes ASCII only)."""
         data.setdefault("server_time", events.server_now_ms())
-        await self._send_text(json.dumps(data))
+        text = json.dumps(data)
+        await self._send_text(text)
+        return len(text)
 
     async def _send_text(self, text: str) -> None:
         if self.closed:
@@ -540,11 +581,11 @@ class RoomConsumer(AsyncWebsocketConsumer):
 
     async def _authenticate(self, code: str, token: str | None) -> tuple[Room, Player]:
         session = self.scope.get("session")
-        return await in_thread(_authenticate)(code, token, session)
+        return await in_thread(_authenticate)(code, token, session, self.address)
 
 
-def _authenticate(code: str, token: str | None, session: Any) -> tuple[Room, Player]:
-    room = checks.check_room(code)
+def _authenticate(code: str, token: str | None, session: Any, address: str) -> tuple[Room, Player]:
+    room = find_room_from(code, address)  # a miss counts against the address's budget
     player_id = None if token else player_id_from_session(session, room)
     return room, checks.check_player(room, token=token, player_id=player_id)
 

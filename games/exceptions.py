@@ -9,6 +9,9 @@ GameError
  ├── NotHost             a host-only action by someone else
  ├── InvalidInput        malformed settings, nickname, board or message
  ├── NicknameTaken       another player in the room has that nickname
+ ├── JoinRefused         the host of a locked room said no to this device
+ ├── WaitingListFull     too many newcomers already wait at a locked room
+ ├── NoJoinRequest       this device is not waiting to join the room
  ├── WrongRoundState     e.g. starting a round while one is running
  └── RateLimited         too many messages too fast
 """
@@ -53,6 +56,18 @@ class InvalidInput(GameError):
 
 class NicknameTaken(GameError):
     code = "nickname_taken"
+
+
+class JoinRefused(GameError):
+    code = "join_refused"
+
+
+class WaitingListFull(GameError):
+    code = "waiting_list_full"
+
+
+class NoJoinRequest(GameError):
+    code = "join_request_not_found"
 
 
 class WrongRoundState(GameError):

@@ -10,7 +10,12 @@ player on two processes get one ``accepted`` and one ``already_entered``).
 
 Entries the referee refuses are not written one by one: they wait here and are written in
 one statement per flush (``flush_refused``), at least every ``REFUSED_FLUSH_SECONDS``,
-before the round is scored, and before a player's state is read.
+before the round is scored, and before a player's state is read. A batch that fails never
+costs its entries: when the database is away (a restart) the batch goes back to the queue
+and waits for it; when the database refuses the batch (an entry it cannot store), or a
+batch failed ``RETRIES_BEFORE_SPLIT`` times in a row, its entries are written one by one,
+and the one the database refuses is set aside and logged (``set_aside``), never retried
+for ever, while the others are stored.
 
 Threads: the event loop judges and records; worker threads load, flush and end rounds. A
 lock guards the maps; a ``LiveRound``'s sets are changed under it too.
@@ -18,11 +23,13 @@ lock guards the maps; a ``LiveRound``'s sets are changed under it too.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
-from dataclasses import dataclass, field
+from collections import deque
+from dataclasses import dataclass, field, replace
 
-from django.db import transaction
+from django.db import InterfaceError, OperationalError, connection, transaction
 
 from games.lexicons import house_words, lexicon_for_round
 from games.models import Round, Submission
@@ -35,6 +42,16 @@ from solver.lexicon import Lexicon
 REFUSED_FLUSH_SECONDS = 0.1
 # A running round nobody submitted to for this long is dropped from memory (seconds).
 IDLE_SECONDS = 15 * 60
+# Passes a batch may fail on a connection error (the database restarting, locked) before
+# its entries are tried one by one to find one that fails on its own.
+RETRIES_BEFORE_SPLIT = 3
+# Times one entry may fail on its own with such an error, the database answering, before
+# it is set aside: a poisoned entry is never retried for ever.
+ENTRY_ATTEMPTS = 3
+# Set-aside entries kept in memory for staff (the log has every one).
+SET_ASIDE_KEPT = 1000
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -45,6 +62,18 @@ class PendingEntry:
     word: str
     verdict: str
     client_id: str
+    # Times this entry failed on its own (written alone) with a connection error.
+    attempts: int = 0
+
+
+@dataclass(frozen=True)
+class SetAsideEntry:
+    """A refused entry the database would not store: kept out of the queue, for staff."""
+
+    round_id: int
+    room_id: int
+    entry: PendingEntry
+    error: str
 
 
 @dataclass
@@ -65,6 +94,8 @@ class LiveRound:
     # (player id, client_id) -> (word, verdict) of every answered entry with an id.
     answered: dict[tuple[int, str], tuple[str, str]] = field(default_factory=dict)
     pending: list[PendingEntry] = field(default_factory=list)
+    # Passes in a row whose batch of ``pending`` failed on a connection error.
+    failed_passes: int = 0
     # Accepted words being written now: the round is not ended under them (see rounds).
     writing: int = 0
     # Set when the round ended or a new one started: the next entry reloads the room.
@@ -81,6 +112,7 @@ class LiveRound:
 
 _rounds_by_room: dict[int, LiveRound] = {}
 _lock = threading.RLock()
+_set_aside: deque[SetAsideEntry] = deque(maxlen=SET_ASIDE_KEPT)
 
 
 def cached(room_id: int) -> LiveRound | None:
@@ -195,19 +227,34 @@ def record_written(
 def flush_refused(round_id: int | None = None, room_id: int | None = None) -> int:
     """Write the refused entries waiting in this process (of one round or room, or all),
     one statement per round, and drop stale rounds once written; returns how many entries.
-    Call from a worker thread."""
+    A round whose batch could not be written keeps it and does not stop the others'; the
+    first such error is raised at the end. Call from a worker thread."""
     with _lock:
         targets = [
             (room, live)
             for room, live in _rounds_by_room.items()
             if (round_id is None or live.id == round_id) and (room_id is None or room == room_id)
         ]
-    written = sum(_write_pending(live) for _, live in targets)
+    written = 0
+    failure: Exception | None = None
+    for _, live in targets:
+        try:
+            written += _write_pending(live)
+        except Exception as error:  # kept in the queue: the next flush tries again
+            failure = failure or error
     with _lock:
         for room, live in targets:
             if live.stale and not live.pending and _rounds_by_room.get(room) is live:
                 del _rounds_by_room[room]
+    if failure is not None:
+        raise failure
     return written
+
+
+def set_aside() -> list[SetAsideEntry]:
+    """The latest entries the database would not store (newest last; the log has all)."""
+    with _lock:
+        return list(_set_aside)
 
 
 def drop_idle() -> None:
@@ -224,6 +271,47 @@ def _write_pending(live: LiveRound) -> int:
         entries, live.pending = live.pending, []
     if not entries:
         return 0
+    if live.failed_passes < RETRIES_BEFORE_SPLIT:
+        try:
+            _insert(live, entries)
+        except Exception as error:
+            if not _connection_error(error):
+                return _write_one_by_one(live, entries)  # the database refused an entry
+            _put_back(live, entries)
+            live.failed_passes += 1
+            raise
+        live.failed_passes = 0
+        return len(entries)
+    return _write_one_by_one(live, entries)
+
+
+def _write_one_by_one(live: LiveRound, entries: list[PendingEntry]) -> int:
+    """Write each entry alone: the ones the database refuses are set aside, the others
+    stored. If the database is away, the rest go back to the queue, unharmed."""
+    written = 0
+    again: list[PendingEntry] = []
+    for index, entry in enumerate(entries):
+        try:
+            _insert(live, [entry])
+        except Exception as error:
+            if _connection_error(error):
+                if not _database_answers():
+                    _put_back(live, again + entries[index:])
+                    live.failed_passes += 1
+                    raise
+                if entry.attempts + 1 < ENTRY_ATTEMPTS:  # locked, timed out: later
+                    again.append(replace(entry, attempts=entry.attempts + 1))
+                    continue
+            _set_entry_aside(live, entry, error)
+        else:
+            written += 1
+    _put_back(live, again)
+    if not again:
+        live.failed_passes = 0
+    return written
+
+
+def _insert(live: LiveRound, entries: list[PendingEntry]) -> None:
     rows = [
         Submission(
             round_id=live.id,
@@ -234,13 +322,54 @@ def _write_pending(live: LiveRound) -> int:
         )
         for entry in entries
     ]
+    # Its own transaction (a savepoint in the caller's): a refused statement leaves the
+    # caller's transaction usable for the next one.
     with transaction.atomic():
         # A resend answered by two processes is written once (unique client_id).
         Submission.objects.bulk_create(rows, ignore_conflicts=True)
-    return len(rows)
+
+
+def _put_back(live: LiveRound, entries: list[PendingEntry]) -> None:
+    """Return entries to the front of the queue, before any recorded since, in order."""
+    if entries:
+        with _lock:
+            live.pending[:0] = entries
+
+
+def _connection_error(error: Exception) -> bool:
+    """Whether the error may be the connection's or the moment's (a restart, a lock), not
+    the data's: worth trying the same statement again."""
+    return isinstance(error, (OperationalError, InterfaceError))
+
+
+def _database_answers() -> bool:
+    """Whether the database answers now (on this thread's connection)."""
+    try:
+        return connection.connection is not None and connection.is_usable()
+    except Exception:
+        return False
+
+
+def _set_entry_aside(live: LiveRound, entry: PendingEntry, error: Exception) -> None:
+    aside = SetAsideEntry(live.id, live.room_id, entry, f"{type(error).__name__}: {error}")
+    with _lock:
+        _set_aside.append(aside)
+    # repr(): the word and client_id as they came, control characters and all, readable.
+    logger.error(
+        "refused entry set aside, not stored: round %s (room id %s), player %s, verdict %s, "
+        "word %r, client_id %r: %s",
+        live.id,
+        live.room_id,
+        entry.player_id,
+        entry.verdict,
+        entry.word,
+        entry.client_id,
+        aside.error,
+    )
 
 
 def clear() -> None:
     """Forget everything, writing nothing (tests: a fresh process)."""
     with _lock:
         _rounds_by_room.clear()
+        _set_aside.clear()

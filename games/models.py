@@ -110,6 +110,10 @@ class Room(models.Model):
         blank=True,
         help_text="The standing sent with game.ended (games.standings), kept for the state.",
     )
+    locked = models.BooleanField(
+        default=False,
+        help_text="Newcomers wait for the host's yes (games.waiting_room); players come back freely.",
+    )
 
     class Meta:
         ordering = ["-created_at"]
@@ -364,20 +368,69 @@ class Challenge(models.Model):
         return f"{self.word} ({self.status})"
 
 
+class JoinRequest(models.Model):
+    """A newcomer asking to join a locked room, until the host lets them in or refuses
+    (games.waiting_room). The ``key`` is the newcomer's secret: whoever holds it learns the
+    answer, and the new player's token once let in."""
+
+    class Status(models.TextChoices):
+        WAITING = "waiting", "waiting"
+        ADMITTED = "admitted", "admitted"
+        REFUSED = "refused", "refused"
+        WITHDRAWN = "withdrawn", "withdrawn"
+
+    room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="join_requests")
+    nickname = models.CharField(max_length=NICKNAME_MAX_LENGTH)
+    key = models.CharField(max_length=64, unique=True, default=new_player_token)
+    status = models.CharField(
+        max_length=16, choices=Status.choices, default=Status.WAITING, db_index=True
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    seen_at = models.DateTimeField(
+        default=timezone.now, help_text="Last time the newcomer's page asked for the answer."
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+    player = models.ForeignKey(
+        Player,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="The player made when the host let them in.",
+    )
+
+    class Meta:
+        ordering = ["created_at", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.nickname} ({self.status})"
+
+
 class IdempotentResponse(models.Model):
     """The answer to a POST sent with an ``Idempotency-Key`` header: a retry of the same
     request (a lost response, a timeout) gets the same answer instead of a second room or a
-    "nickname taken". Kept for a day (``games.housekeeping``)."""
+    "nickname taken". A key belongs to its caller (``games.idempotency``): another caller's
+    same key is another key, never this answer. Kept for a day (``games.housekeeping``)."""
 
     key = models.CharField(max_length=64)
     path = models.CharField(max_length=200)
+    caller = models.CharField(
+        max_length=64,
+        default="",
+        help_text="SHA-256 of who sent the key: their session cookie, token or address.",
+    )
+    request_hash = models.CharField(
+        max_length=64, default="", help_text="SHA-256 of the request's method, path and body."
+    )
     status = models.PositiveSmallIntegerField()
     body = models.JSONField()
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["key", "path"], name="one_response_per_key_and_path")
+            models.UniqueConstraint(
+                fields=["caller", "key", "path"], name="one_response_per_caller_key_and_path"
+            )
         ]
 
     def __str__(self) -> str:

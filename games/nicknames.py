@@ -49,6 +49,22 @@ _LOOKALIKE_TABLE = str.maketrans(
 )
 
 
+# Combining marks (accents, points) one character may carry in a nickname, after NFC:
+# Thai tone marks over vowel signs and Hebrew points need two; a pile of them (23 accents
+# on an "a") reaches over the lines around it on every screen and picture that shows it.
+MAX_MARKS_PER_LETTER = 2
+
+
+def longest_mark_run(text: str) -> int:
+    """The most combining marks (Mn, Me) in a row in ``text`` once NFC-normalised: what
+    one character carries that has no precomposed form (NFC folds "e" + acute into "é")."""
+    longest = run = 0
+    for ch in unicodedata.normalize("NFC", text):
+        run = run + 1 if unicodedata.category(ch) in ("Mn", "Me") else 0
+        longest = max(longest, run)
+    return longest
+
+
 def display_nickname(raw: str) -> str:
     """The nickname as shown: NFC (one code point per accented letter), runs of whitespace
     collapsed to one space, trimmed."""

@@ -10,7 +10,7 @@ from collections import defaultdict
 from datetime import datetime
 from typing import NamedTuple
 
-from games.models import Challenge, Player, Room, Round, Submission
+from games.models import Challenge, JoinRequest, Player, Room, Round, Submission
 from solver.board import parse_board
 from solver.judge import Verdict
 from solver.scoring import points_table
@@ -26,6 +26,16 @@ def player_dict(player: Player) -> dict:
         "nickname": player.nickname,
         "online": player.online,
         "is_host": player.room.host_id == player.id,
+    }
+
+
+def join_request_dict(join_request: JoinRequest) -> dict:
+    """A newcomer asking to join a locked room (games.waiting_room): never its key."""
+    return {
+        "id": join_request.id,
+        "nickname": join_request.nickname,
+        "status": join_request.status,
+        "asked_at": timestamp_ms(join_request.created_at),
     }
 
 

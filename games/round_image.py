@@ -32,6 +32,9 @@ TROPHY = "#7a5800"
 # Rows of the ranking and of the best words drawn at most (the rest would not be legible).
 MAX_RANKED = 6
 MAX_BEST_WORDS = 5
+# Their heights (pixels): nicknames are drawn inside their row (``text_in_band``).
+RANKING_ROW = 52
+BEST_WORD_ROW = 70
 FONT_DIRS = (Path("/usr/share/fonts/truetype/dejavu"), Path("/usr/share/fonts/dejavu"))
 
 Font = ImageFont.FreeTypeFont | ImageFont.ImageFont
@@ -60,6 +63,22 @@ def fit(draw: ImageDraw.ImageDraw, text: str, size: int, width: int, bold: bool 
     while text and draw.textlength(text + "…", font=font(size, bold)) > width:
         text = text[:-1]
     return text + "…"
+
+
+def text_in_band(
+    draw: ImageDraw.ImageDraw,
+    xy: tuple[float, float],
+    text: str,
+    font_: Font,
+    fill: str,
+    band: tuple[int, int, int, int],
+) -> None:
+    """``draw.text(xy, text)``, cut to ``band`` (left, top, right, bottom): marks piled on
+    one letter (a nickname's accents, games.nicknames) never reach the rows around it."""
+    left, top, right, bottom = band
+    mask = Image.new("L", (right - left, bottom - top), 0)
+    ImageDraw.Draw(mask).text((xy[0] - left, xy[1] - top), text, font=font_, fill=255)
+    draw.bitmap((left, top), mask, fill=fill)
 
 
 def ranks(players: list[dict[str, Any]]) -> list[int]:
@@ -175,10 +194,15 @@ def draw_ranking(
         width = draw.textlength(points, font=font(30, bold=True))
         draw.text((right - 28, y), points, font=font(30, bold=True), fill=colour, anchor="ra")
         name_width = int(right - 28 - width - 16 - (left + 80))
-        draw.text(
-            (left + 80, y), fit(draw, player["nickname"], 30, name_width), font=font(30), fill=INK
+        text_in_band(
+            draw,
+            (left + 80, y),
+            fit(draw, player["nickname"], 30, name_width),
+            font(30),
+            INK,
+            (left + 80, y - RANKING_ROW // 4, left + 80 + name_width, y + RANKING_ROW * 3 // 4),
         )
-        y += 52
+        y += RANKING_ROW
     hidden = len(players) - MAX_RANKED
     if hidden > 0:
         more = ngettext("and %(count)s more player", "and %(count)s more players", hidden) % {
@@ -210,5 +234,6 @@ def draw_best_words(
             fill=ACCENT,
         )
         who = fit(draw, ", ".join(finders), 22, right - left - 56)
-        draw.text((left + 28, y + 36), who, font=font(22), fill=MUTED)
-        y += 70
+        band = (left + 28, y + 32, right - 28, y + BEST_WORD_ROW)  # under the word, above the next
+        text_in_band(draw, (left + 28, y + 36), who, font(22), MUTED, band)
+        y += BEST_WORD_ROW

@@ -21,3 +21,20 @@ def player_id_from_session(session: Any, room: Room) -> int | None:
     if session is None:
         return None
     return session.get(SESSION_KEY, {}).get(room.code)
+
+
+JOIN_REQUESTS_KEY = "boggle_join_requests"
+
+
+def remember_join_request(session: Any, code: str, key: str) -> None:
+    """Record that this browser waits to join room ``code`` with the request ``key``."""
+    requests = dict(session.get(JOIN_REQUESTS_KEY, {}))
+    requests[code] = key
+    session[JOIN_REQUESTS_KEY] = requests
+
+
+def join_request_key_from_session(session: Any, room: Room) -> str | None:
+    """The key of the join request this browser made at ``room`` (games.waiting_room)."""
+    if session is None:
+        return None
+    return session.get(JOIN_REQUESTS_KEY, {}).get(room.code)

@@ -12,6 +12,7 @@ whose client stops answering its pings.
 from __future__ import annotations
 
 import json
+import math
 import time
 from typing import Any
 
@@ -112,3 +113,42 @@ def release_token(token: str) -> None:
 def sockets_of(player_id: int) -> int:
     """How many sockets of the player this process holds (``presence._open``)."""
     return sum(1 for owner in presence._open.values() if owner == player_id)
+
+
+# Bytes of ``state`` a socket may get from its ``sync`` requests: a bucket of
+# SYNC_BYTES_BURST, refilled at SYNC_BYTES_PER_SECOND. The message limit alone let a
+# spectator ask for the largest state (6x6 board, 1,500 words: 125 KB) 8 times a second;
+# this allows five of those at once, then one every 2 s, and small states stay under the
+# message limit. An honest client syncs on a version gap or a reconnect, far below.
+SYNC_BYTES_BURST = 524_288
+SYNC_BYTES_PER_SECOND = 65_536.0
+
+
+class SyncBudget:
+    """One socket's ``sync`` replies, counted in bytes. A reply is allowed while the bucket
+    is not empty and then charged in full (its size is known only once it is built), so
+    the bucket may go below zero: the next ``sync`` waits until it has refilled."""
+
+    def __init__(self) -> None:
+        self.balance = float(SYNC_BYTES_BURST)
+        self.last = time.monotonic()
+
+    def _refill(self) -> None:
+        now = time.monotonic()
+        refill = (now - self.last) * SYNC_BYTES_PER_SECOND
+        self.balance = min(float(SYNC_BYTES_BURST), self.balance + refill)
+        self.last = now
+
+    def wait_seconds(self) -> float:
+        """0 when a ``sync`` may be answered now, else the seconds until it may."""
+        self._refill()
+        if self.balance > 0.0:
+            return 0.0
+        if SYNC_BYTES_PER_SECOND <= 0.0:  # a bucket that never refills (tests)
+            return math.inf
+        return (1.0 - self.balance) / SYNC_BYTES_PER_SECOND
+
+    def spend(self, sent_bytes: int) -> None:
+        """Charge a ``state`` reply of ``sent_bytes``."""
+        self._refill()
+        self.balance -= sent_bytes

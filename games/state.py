@@ -9,7 +9,7 @@ from typing import Any
 
 from django.db.models import Sum
 
-from games import live, live_counts, presenters
+from games import live, live_counts, presenters, waiting_room
 from games.lexicons import available_dictionaries
 from games.models import Player, Room, Round, Submission
 
@@ -111,6 +111,8 @@ def room_state(room: Room, viewer: Player | None = None) -> dict:
         .order_by("left_at", "id")
         .values_list("id", "nickname")
     ]
+    # Whether newcomers wait for the host's yes, and who waits (games.waiting_room).
+    state.update(waiting_room.state_part(room))
     for part in _parts:
         state.update(part(room, current))
     return state

@@ -3,11 +3,16 @@ websocket messages.
 
 Token buckets held in memory, so each limit applies per web process (three Daphnes behind
 a proxy let an address through up to three times as often, which still bounds abuse).
+Unknown room codes are a strict window instead (``ROOM_MISS``): at most 20 within any
+minute, one budget for every path that takes a code (HTTP API, pages, photos, both
+sockets), see ``games.api.find_room_from``; in production it is kept in Redis, so it is
+one budget for all the web processes together (``games.shared_windows``).
 
-The address is the TCP peer Daphne saw, or, with ``BOGGLE_TRUSTED_PROXY_HOPS`` set to the
-number of reverse proxies in front of Daphne, the one that many entries from the right of
-``X-Forwarded-For`` (what the outermost trusted proxy saw; entries before it are the
-client's own words). IPv6 clients are counted per /64, the block one subscriber gets.
+The address is the TCP peer Daphne saw, or, when that peer is one of the reverse proxies
+of ``BOGGLE_TRUSTED_PROXIES``, the client it forwards (``boggle_site.proxies``: the
+right-most entry of ``X-Forwarded-For`` that is not a trusted proxy; a client reaching
+Daphne directly is counted as itself whatever it writes there). IPv6 clients are counted
+per /64, the block one subscriber gets.
 Loopback is never limited: it is this machine (the host's own laptop, or a proxy that was
 not declared, whose clients cannot be told apart). ``BOGGLE_RATE_LIMITS = False`` turns
 every limit off.
@@ -19,6 +24,8 @@ import ipaddress
 import math
 import threading
 import time
+import uuid
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -26,6 +33,8 @@ from django.conf import settings
 from django.http import HttpRequest
 from django.utils.translation import gettext, gettext_lazy
 
+from boggle_site import proxies
+from games import shared_windows
 from games.exceptions import RateLimited
 
 
@@ -54,9 +63,29 @@ CREATE = Limit("create", 10, 20, gettext_lazy("too many rooms created from your 
 # room: forty within a second held up the players' verdicts. A classroom joining at once
 # gets 429s whose Retry-After the site's pages wait out (static/js/lib/api.js).
 JOIN = Limit("join", 60, 10, gettext_lazy("too many joins from your address"))
-# Codes are 8 of 31 characters: misses mean guessing (or a typo, a few times).
-ROOM_MISS = Limit(
-    "room_miss", 20, 20, gettext_lazy("too many unknown room codes from your address")
+
+
+@dataclass(frozen=True)
+class Window:
+    """At most ``count`` events per address within any ``seconds``: a strict cap, where a
+    token bucket lets a full burst and then a minute's refill through in its first minute."""
+
+    name: str
+    count: int
+    seconds: float
+    message: str  # lazy: put in the request's language when refused
+
+    def __post_init__(self) -> None:
+        _window_seconds[self.name] = self.seconds  # pruning finds each key's window by name
+
+
+_window_seconds: dict[str, float] = {}
+
+# Codes are 8 of 31 characters: misses mean guessing (or a typo, a few times). Counted on
+# every path that takes a code; once used up, every look-up by that address is refused,
+# real codes too, so the refusals tell nothing (games.api.find_room_from).
+ROOM_MISS = Window(
+    "room_miss", 20, 60.0, gettext_lazy("too many unknown room codes from your address")
 )
 # Websockets opened: one per page, a few more on reconnects; that LAN party's phones all at
 # once. A script opening hundreds costs the server a handshake each.
@@ -75,6 +104,9 @@ _lock = threading.Lock()
 # (limit name, address) -> (tokens, when counted)
 _buckets: dict[tuple[str, str], tuple[float, float]] = {}
 _next_prune = KEEP_AT_LEAST
+# (window name, address) -> (time, id) of its events within the window, oldest first
+_windows: dict[tuple[str, str], deque[tuple[float, str]]] = {}
+_next_window_prune = KEEP_AT_LEAST
 
 
 class Throttled(RateLimited):
@@ -91,7 +123,7 @@ def enabled() -> bool:
 
 def client_address(request: HttpRequest) -> str:
     """The address limits count against (see the module's docstring)."""
-    return _address(
+    return proxies.client_address(
         request.META.get("REMOTE_ADDR") or "", request.META.get("HTTP_X_FORWARDED_FOR", "")
     )
 
@@ -99,17 +131,10 @@ def client_address(request: HttpRequest) -> str:
 def scope_address(scope: dict) -> str:
     """``client_address`` of a websocket's ASGI scope."""
     client = scope.get("client") or ("",)
-    headers = dict(scope.get("headers") or ())
-    return _address(str(client[0] or ""), headers.get(b"x-forwarded-for", b"").decode("latin-1"))
-
-
-def _address(peer: str, forwarded_for: str) -> str:
-    hops = int(getattr(settings, "BOGGLE_TRUSTED_PROXY_HOPS", 0) or 0)
-    if hops > 0:
-        forwarded = [part.strip() for part in forwarded_for.split(",") if part.strip()]
-        if forwarded:
-            return forwarded[-min(hops, len(forwarded))]
-    return peer
+    forwarded = b",".join(
+        value for name, value in scope.get("headers") or () if name == b"x-forwarded-for"
+    )
+    return proxies.client_address(str(client[0] or ""), forwarded.decode("latin-1"))
 
 
 def bucket_key(address: str) -> str | None:
@@ -191,12 +216,107 @@ def check(limit: Limit, address: str) -> None:
         raise _refuse(limit, tokens)
 
 
+def _refuse_window(window: Window, oldest: float, now: float) -> Throttled:
+    retry_after = max(1, math.ceil(oldest + window.seconds - now))
+    message = gettext("%(refusal)s; try again in %(seconds)s s") % {
+        "refusal": window.message,
+        "seconds": retry_after,
+    }
+    return Throttled(message, retry_after)
+
+
+def _recent(window: Window, key: str, now: float) -> deque[tuple[float, str]] | None:
+    """The key's events still inside the window (older ones dropped), or None."""
+    events = _windows.get((window.name, key))
+    if events is None:
+        return None
+    while events and events[0][0] <= now - window.seconds:
+        events.popleft()
+    return events
+
+
+def _prune_windows(now: float) -> None:
+    """Drop keys whose events have all left their window; amortised O(1) per call."""
+    global _next_window_prune
+    if len(_windows) < _next_window_prune:
+        return
+    for name, key in list(_windows):
+        events = _windows[(name, key)]
+        if not events or events[-1][0] <= now - _window_seconds.get(name, 0.0):
+            del _windows[(name, key)]
+    _next_window_prune = max(KEEP_AT_LEAST, 2 * len(_windows))
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One event counted in a window, which ``release`` can take back."""
+
+    window: Window
+    key: str
+    member: str
+    shared: bool  # counted in Redis (shared_windows), not in this process
+
+
+def _reserve_here(window: Window, key: str, member: str) -> Slot:
+    with _lock:
+        now = clock()
+        events = _recent(window, key, now)
+        if events is None:
+            events = _windows[(window.name, key)] = deque()
+        if len(events) >= window.count:
+            raise _refuse_window(window, events[0][0], now)
+        events.append((now, member))
+        _prune_windows(now)
+    return Slot(window, key, member, shared=False)
+
+
+def reserve(window: Window, address: str) -> Slot | None:
+    """Count one event of ``address`` in ``window`` before the work that may turn out to be
+    one (a room look-up: a miss); Throttled when the window is full. Counting first keeps
+    the cap strict under parallel requests: each holds its slot while it looks. ``release``
+    gives the slot back (a hit). None when nothing is counted (loopback, limits off).
+    Production counts in Redis, one budget for every web process (``games.shared_windows``);
+    here when there is none, or while it cannot be reached."""
+    key = bucket_key(address)
+    if key is None or not enabled():
+        return None
+    member = uuid.uuid4().hex
+    if shared_windows.configured():
+        try:
+            shared_windows.reserve(window.name, key, member, window.count, window.seconds)
+        except shared_windows.Full as full:
+            raise _refuse_window(window, full.oldest, full.now) from None
+        except shared_windows.Unavailable:
+            return _reserve_here(window, key, member)
+        return Slot(window, key, member, shared=True)
+    return _reserve_here(window, key, member)
+
+
+def release(slot: Slot | None) -> None:
+    """Take back an event ``reserve`` counted (the look-up found the room)."""
+    if slot is None:
+        return
+    if slot.shared:
+        shared_windows.release(slot.window.name, slot.key, slot.member)
+        return
+    with _lock:
+        events = _windows.get((slot.window.name, slot.key))
+        if events is None:
+            return
+        for event in events:
+            if event[1] == slot.member:
+                events.remove(event)
+                return
+
+
 def tracked() -> int:
-    return len(_buckets)
+    return len(_buckets) + len(_windows)
 
 
 def reset() -> None:
-    global _next_prune
+    global _next_prune, _next_window_prune
     with _lock:
         _buckets.clear()
+        _windows.clear()
         _next_prune = KEEP_AT_LEAST
+        _next_window_prune = KEEP_AT_LEAST

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from games import api, history_api, table, views
+from games import api, history_api, table, views, waiting_api
 
 app_name = "games"
 
@@ -11,6 +11,11 @@ urlpatterns = [
     path("api/rooms", api.create_room, name="api-create-room"),
     path("api/rooms/<str:code>", api.room_detail, name="api-room"),
     path("api/rooms/<str:code>/join", api.join_room, name="api-join"),
+    path(
+        "api/rooms/<str:code>/join-request",
+        waiting_api.join_request_detail,
+        name="api-join-request",
+    ),
     path("api/rooms/<str:code>/rounds/<int:number>", api.round_results, name="api-results"),
     path("r/<str:code>/rounds/<int:number>/", history_api.round_page, name="round-page"),
     path("api/rooms/<str:code>/rounds", history_api.round_list, name="api-rounds"),

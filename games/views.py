@@ -9,7 +9,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.cache import never_cache
 
-from games import state
+from games import state, waiting_api
 from games.api import find_room, join_url, viewer
 from games.exceptions import NotAPlayer, RoomNotFound
 from games.models import NICKNAME_MAX_LENGTH, Room
@@ -47,6 +47,8 @@ def room_page(request: HttpRequest, code: str) -> HttpResponse:
     except NotAPlayer:  # a bearer token that is no player's: the page goes by the session
         player = viewer(request, room, tokens=False)
     room_state = state.room_state(room, player)
+    if player is None:  # waiting at a locked room, perhaps (games.waiting_room)
+        room_state["join_request"] = waiting_api.page_request(request, room)
     return render(
         request,
         "games/room.html",

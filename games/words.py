@@ -22,7 +22,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from games import live as live_rounds
-from games import live_counts, writers
+from games import live_counts, text, writers
 from games.exceptions import InvalidInput, NotAPlayer, WrongRoundState
 from games.live import LiveRound
 from games.messages import verdict_text
@@ -73,12 +73,14 @@ def check_entry(entry: Any, client_id: Any) -> tuple[str, str]:
         raise InvalidInput(_("a word is text"))
     if client_id is None:
         client_id = ""
-    if not isinstance(client_id, str) or len(client_id) > MAX_CLIENT_ID_LENGTH:
-        raise InvalidInput(f"client_id is text of at most {MAX_CLIENT_ID_LENGTH} characters")
+    # Both are stored (refused words too, in batches): games.text's rule, so that one bad
+    # entry (NUL, a lone surrogate) never fails a statement that holds other players' words.
+    text.check_text(client_id, "client_id", MAX_CLIENT_ID_LENGTH)
     if len(entry) > MAX_ENTRY_LENGTH:
         raise InvalidInput(_("a word has at most %(count)s letters") % {"count": MAX_ENTRY_LENGTH})
-    # Refused, not judged "not a word": they would be stored, and PostgreSQL refuses NUL.
-    if any(not ch.isprintable() for ch in entry.strip()):
+    # Refused, not judged "not a word" (spaces around it are trimmed when it is judged).
+    # isprintable also refuses unassigned characters and other spaces than " ".
+    if not text.is_clean(entry.strip(), MAX_ENTRY_LENGTH) or not entry.strip().isprintable():
         raise InvalidInput(_("a word cannot contain control characters"))
     return entry, client_id
 

@@ -28,7 +28,7 @@ from django.views.decorators.http import require_http_methods
 from PIL import Image, ImageOps, UnidentifiedImageError
 
 from games import checks, throttle
-from games.api import error_response, json_api, read_json, viewer
+from games.api import error_response, find_room, json_api, read_json, viewer
 from games.exceptions import GameError, InvalidInput, NotAPlayer, RateLimited
 from games.models import Player, Room, Round
 from games.writers import in_thread
@@ -47,6 +47,7 @@ from vision.loading import (
     MAX_PIXELS,
     MIN_SIDE,
     UnsupportedImageError,
+    check_coefficients,
     check_format,
     check_pixels,
 )
@@ -176,6 +177,7 @@ def check_photo(upload: UploadedFile | None) -> tuple[str, int, int]:
             with Image.open(upload, formats=[image_format]) as image:
                 width, height = image.size
                 turned = _turns_a_quarter(image)
+                coefficients_over = _coefficients_over_limit(image)
     except UnidentifiedImageError:
         raise InvalidInput(_("the file is not an image (JPEG, PNG, WebP, ...)")) from None
     except Image.DecompressionBombError:
@@ -190,6 +192,8 @@ def check_photo(upload: UploadedFile | None) -> tuple[str, int, int]:
         check_pixels(width, height, image_format)
     except ImageTooLargeError as error:
         raise PhotoTooLarge(str(error)) from None
+    if coefficients_over is not None:
+        raise PhotoTooLarge(coefficients_over)
     if min(width, height) < MIN_SIDE:
         raise InvalidInput(
             _(
@@ -200,6 +204,16 @@ def check_photo(upload: UploadedFile | None) -> tuple[str, int, int]:
     if turned:
         width, height = height, width
     return EXTENSIONS[image_format], width, height
+
+
+def _coefficients_over_limit(image: Image.Image) -> str | None:
+    """Why the reader would refuse to decode ``image`` (a large progressive JPEG, which
+    libjpeg holds whole while decoding), or None: told at upload, not after the wait."""
+    try:
+        check_coefficients(image)
+    except ImageTooLargeError as error:
+        return str(error)
+    return None
 
 
 def _turns_a_quarter(image: Image.Image) -> bool:
@@ -258,7 +272,7 @@ def drop_old_photos(room: Room) -> None:
 @json_api
 @require_http_methods(["POST"])
 def upload_photo(request: HttpRequest, code: str) -> JsonResponse:
-    room = checks.check_room(code)
+    room = find_room(request, code)
     player = _player(request, room)
     try:
         # A body over the limit never gets here: boggle_site.body_limit refuses it (413)
@@ -290,7 +304,7 @@ def _photo_of(room: Room, photo_id: int) -> BoardPhoto:
 @json_api
 @require_http_methods(["GET"])
 def photo_detail(request: HttpRequest, code: str, photo_id: int) -> JsonResponse:
-    room = checks.check_room(code)
+    room = find_room(request, code)
     _player(request, room)
     try:
         photo = _photo_of(room, photo_id)
@@ -320,7 +334,7 @@ async def photo_image(request: HttpRequest, code: str, photo_id: int) -> HttpRes
 
 
 def _photo_preview(request: HttpRequest, code: str, photo_id: int) -> bytes:
-    room = checks.check_room(code)
+    room = find_room(request, code)
     _player(request, room)
     photo = _photo_of(room, photo_id)
     throttle.take(PREVIEW, throttle.client_address(request))
@@ -413,7 +427,7 @@ def _check_rereadable(room: Room, photo: BoardPhoto) -> None:
 @require_http_methods(["POST"])
 def read_with_corners(request: HttpRequest, code: str, photo_id: int) -> JsonResponse:
     """Queue a new reading of the room's photo inside corners a player placed by hand."""
-    room = checks.check_room(code)
+    room = find_room(request, code)
     _player(request, room)
     data = read_json(request)
     try:

@@ -1,10 +1,13 @@
 """The daily board: one board per calendar date, the same on every machine.
 
 The board is rolled from the classic 4x4 dice with a seed made of the ISO date, a fixed
-salt and an attempt number. A roll that spells too few words (a board with two vowels is
-no fun for three minutes) is rolled again with the next attempt number, until one is rich
-enough: at least ``MIN_WORDS`` words, ``MIN_LONG_WORDS`` of them ``LONG_WORD`` letters or
-longer. About three rolls in four pass with the English list, so a date needs one or two
+salt and an attempt number, keyed with the site's secret (HMAC-SHA256): the server derives
+the same board again whenever it likes, while nobody without the secret can compute a
+date's board before that day (the salt and the algorithm are public, in this repository).
+
+A roll that spells too few words (a board with two vowels is no fun for three minutes) is
+rolled again with the next attempt number, until one is rich enough: at least
+``MIN_WORDS`` words, ``MIN_LONG_WORDS`` of them ``LONG_WORD`` letters or longer. About three rolls in four pass with the English list, so a date needs one or two
 rolls (well under a millisecond each).
 
 Which board a date gets depends on the lexicon it is checked with: callers that must show
@@ -13,6 +16,8 @@ everyone the same board all day store the first one they derive (``daily.boards`
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 from dataclasses import dataclass
 from datetime import date
 
@@ -46,10 +51,14 @@ class DailyBoard:
         return is_rich(self.solution)
 
 
-def daily_seed(day: date, roll_number: int = 0) -> str:
-    """The seed of a date's ``roll_number``-th roll: stable text, so ``random.Random`` gives
-    the same dice on every machine and Python version."""
-    return f"{day.isoformat()}:{DAILY_SALT}:{roll_number}"
+def daily_seed(day: date, roll_number: int, secret: str) -> str:
+    """The seed of a date's ``roll_number``-th roll: HMAC-SHA256 of the date, the salt and
+    the roll number under ``secret``, as hex text, so ``random.Random`` gives the same dice
+    on every machine and Python version, and only holders of the secret can derive it."""
+    if not secret:
+        raise ValueError("the daily board needs a secret: without one its seed is public")
+    message = f"{day.isoformat()}:{DAILY_SALT}:{roll_number}"
+    return hmac.new(secret.encode(), message.encode(), hashlib.sha256).hexdigest()
 
 
 def is_rich(solution: Solution) -> bool:
@@ -58,12 +67,15 @@ def is_rich(solution: Solution) -> bool:
     return len(solution) >= MIN_WORDS and long_words >= MIN_LONG_WORDS
 
 
-def daily_board(day: date, lexicon: Lexicon, dice_set: DiceSet = CLASSIC_1992) -> DailyBoard:
-    """The board of ``day``: the first of its seeded rolls that ``is_rich``, or after
-    ``MAX_ROLLS`` the one with the most words (the earliest of equals)."""
+def daily_board(
+    day: date, lexicon: Lexicon, secret: str, dice_set: DiceSet = CLASSIC_1992
+) -> DailyBoard:
+    """The board of ``day`` under ``secret``: the first of its seeded rolls that
+    ``is_rich``, or after ``MAX_ROLLS`` the one with the most words (the earliest of
+    equals)."""
     best: DailyBoard | None = None
     for roll_number in range(MAX_ROLLS):
-        board = roll(dice_set, daily_seed(day, roll_number))
+        board = roll(dice_set, daily_seed(day, roll_number, secret))
         found = DailyBoard(day, board, solve(board, lexicon), roll_number)
         if found.rich_enough:
             return found

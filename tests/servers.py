@@ -170,6 +170,32 @@ def throwaway_postgres_database(postgres_url: str) -> Iterator[str]:
             )
 
 
+def run_script_on_postgres(
+    postgres_url: str, script: str, extra_env: dict[str, str] | None = None
+) -> dict:
+    """Run ``script`` (a test file run as a script) with Django on a throwaway, migrated
+    PostgreSQL database, and return what it printed last as one JSON line: the way a test
+    checks a scenario on PostgreSQL while pytest-django holds SQLite."""
+    import json
+
+    from tests.games.test_verdict_race import migrate, worker_env
+
+    with throwaway_postgres_database(postgres_url) as database_url:
+        env = worker_env(database_url) | (extra_env or {})
+        migrate(env)
+        result = subprocess.run(
+            [sys.executable, script],
+            cwd=Path(__file__).resolve().parent.parent,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=180,
+            check=False,
+        )
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
 def delete_redis_keys(url: str, prefix: str) -> int:
     """Delete the keys under ``prefix`` (and no other) in the Redis database at ``url``;
     returns how many. The tests' way of tidying up: never a FLUSHDB."""

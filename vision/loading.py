@@ -9,6 +9,7 @@ that claims a huge picture (a decompression bomb) costs nothing.
 from __future__ import annotations
 
 import io
+import math
 import os
 import warnings
 from dataclasses import dataclass
@@ -32,6 +33,13 @@ MAX_PIXELS = 50_000_000
 # more pixels saved this way is larger than any upload limit, so more can only be a bomb
 # (a few KB of one colour that decode to hundreds of MB).
 MAX_FULL_DECODE_PIXELS = 12_000_000
+# A progressive JPEG cannot be decoded at a reduced scale in less memory: libjpeg keeps
+# every DCT coefficient of the whole picture (2 bytes each, 64 per 8x8 block of each
+# component) until the last scan, whatever the output size: 150 MB for 50 MP (300 MB with
+# full-resolution colour). About the budget of a full decode of MAX_FULL_DECODE_PIXELS:
+# a progressive JPEG of 12 MP (usual colour subsampling: 36 MB) still reads. Phone cameras
+# write baseline JPEGs, which draft mode decodes a few rows at a time.
+MAX_COEFFICIENT_BYTES = 40_000_000
 # 40 MB: far above any JPEG of MAX_PIXELS at camera quality.
 MAX_FILE_BYTES = 40_000_000
 # Smallest side we accept: a 4x4 board needs at least ~10 pixels per die to be read.
@@ -76,6 +84,38 @@ def check_pixels(width: int, height: int, image_format: str, max_pixels: int = M
         raise ImageTooLargeError(
             f"the image is {width}x{height} pixels ({width * height / 1e6:.1f} MP); "
             f"the limit for {image_format} is {limit / 1e6:.0f} MP{advice}"
+        )
+
+
+def coefficient_bytes(image: Image.Image) -> int:
+    """What libjpeg holds for the whole picture while decoding ``image`` (an opened, not yet
+    loaded JPEG): its coefficient buffer when it is progressive, else 0 (a baseline JPEG is
+    decoded a row of blocks at a time)."""
+    if image.format != "JPEG" or not image.info.get("progressive"):
+        return 0
+    layers = getattr(image, "layer", None) or []
+    if not layers:
+        return 64 * 2 * 3 * math.ceil(image.width / 8) * math.ceil(image.height / 8)
+    most_h = max(h for _, h, _, _ in layers)
+    most_v = max(v for _, _, v, _ in layers)
+    total = 0
+    for _, h, v, _ in layers:
+        columns = math.ceil(math.ceil(image.width * h / most_h) / 8)
+        rows = math.ceil(math.ceil(image.height * v / most_v) / 8)
+        total += columns * rows * 64 * 2
+    return total
+
+
+def check_coefficients(image: Image.Image) -> None:
+    """Raise ImageTooLargeError when decoding ``image`` would hold more than
+    MAX_COEFFICIENT_BYTES for the whole picture (a large progressive JPEG)."""
+    needed = coefficient_bytes(image)
+    if needed > MAX_COEFFICIENT_BYTES:
+        width, height = image.size
+        raise ImageTooLargeError(
+            f"the image is a progressive JPEG of {width}x{height} pixels "
+            f"({width * height / 1e6:.1f} MP), too large to decode in that form; "
+            "send the camera's own JPEG, or this one smaller"
         )
 
 
@@ -203,6 +243,7 @@ def load_photo(
     with image:
         width, height = image.size
         check_pixels(width, height, image_format, max_pixels)
+        check_coefficients(image)
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", Image.DecompressionBombWarning)

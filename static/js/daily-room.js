@@ -27,6 +27,16 @@ function message(daily) {
       points: points(entry.points),
     });
   }
+  if (daily.status === "unlisted" && entry) {
+    // The result is kept, but not on the public leaderboard (docs/api.md, "What the
+    // leaderboard guarantees").
+    const why = {
+      no_points: gettext("Daily board: no points this time, so today's leaderboard does not list you."),
+      nickname_taken: gettext("Daily board: another device put this nickname on today's leaderboard first, so your score is not listed."),
+      under_review: gettext("Daily board: this score came faster than anyone can type, so it is not listed while staff look at it."),
+    };
+    return why[entry.unlisted] || why.no_points;
+  }
   return gettext("Your score is on its way to today's leaderboard.");
 }
 

@@ -88,6 +88,31 @@ def test_play_the_daily_board_and_see_the_score_on_the_leaderboard(site, browser
         context.close()
 
 
+def test_a_daily_game_without_points_is_not_listed(site, browser) -> None:
+    """A daily game that ends with no word scores nothing: the results say it is not on
+    the leaderboard (it holds no nickname), and the start page does not list it."""
+    context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
+    try:
+        page = context.new_page()
+        errors = watch_errors(page)
+        page.goto(site.url + "/")
+        page.get_by_label("Nickname on the leaderboard").fill("Zero")
+        page.get_by_role("button", name="Play today's board").click()
+        page.wait_for_url("**/r/*/")
+        code = page.url.rstrip("/").rsplit("/", 1)[1]
+        wait_until_playing(page)
+        site.end_round_now(code)
+        expect(page.locator("#results-panel")).to_be_visible(timeout=15_000)
+        expect(page.locator("#daily-result")).to_contain_text("no points this time")
+        page.goto(site.url + "/")
+        expect(page.locator("#daily-date")).not_to_have_text("")
+        expect(page.locator("#daily-leaderboard")).not_to_contain_text("Zero")
+        expect(page.locator("#daily-mine")).to_be_hidden()
+        assert errors == []
+    finally:
+        context.close()
+
+
 def test_practice_alone_on_5x5_starts_a_5x5_round(site, browser) -> None:
     """Practice alone: pick 5x5 and Start; the round starts at once on a 5x5 board."""
     context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)

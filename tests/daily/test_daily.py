@@ -4,7 +4,6 @@ day, the leaderboard's order, a new board at the date change; and practice rooms
 
 from __future__ import annotations
 
-import json
 from datetime import date, timedelta
 from typing import Any
 
@@ -12,68 +11,12 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from daily import boards
 from daily.models import DailyBoard, DailyGame, DailyScore
-from games import events, rooms, rounds, words
+from games import rooms, rounds, words
 from games.models import Player, Round
+from tests.daily.helpers import DAY, begin, get, play, post, start, words_of
 
 pytestmark = pytest.mark.django_db
-
-DAY = date(2026, 5, 1)
-
-
-@pytest.fixture(autouse=True)
-def fixed_day(monkeypatch: pytest.MonkeyPatch) -> list[date]:
-    """Today is DAY until a test changes ``fixed_day[0]``."""
-    today = [DAY]
-    monkeypatch.setattr(boards, "today", lambda: today[0])
-    return today
-
-
-@pytest.fixture(autouse=True)
-def no_sockets(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Events go nowhere (sync tests have no channel layer listeners)."""
-    monkeypatch.setattr(events, "_send_on_commit", lambda *args: None)
-    monkeypatch.setattr(events, "_deliver", lambda *args: None)
-
-
-def post(client: Client, path: str, body: dict[str, Any]) -> tuple[int, dict]:
-    response = client.post(path, json.dumps(body), content_type="application/json")
-    return response.status_code, response.json()
-
-
-def get(client: Client, path: str) -> dict:
-    response = client.get(path)
-    assert response.status_code == 200
-    return response.json()
-
-
-def start(client: Client, nickname: str) -> tuple[dict, Round, Player]:
-    """POST /api/daily; the attempt's round (started at once, as the engine does) and player."""
-    status, data = post(client, "/api/daily", {"nickname": nickname})
-    assert status == 201, data
-    round_ = Round.objects.get(room__code=data["room"]["code"], number=1)
-    return data, round_, Player.objects.get(pk=data["player"]["id"])
-
-
-def begin(round_: Round) -> None:
-    """What the prepare task and the countdown do: solve the board, open the round."""
-    assert rounds.do_prepare_round(round_.id)
-    Round.objects.filter(pk=round_.pk).update(starts_at=timezone.now() - timedelta(seconds=1))
-
-
-def play(round_: Round, player: Player, entries: list[str]) -> None:
-    """Run the round through the engine: begin, the player's entries, end."""
-    begin(round_)
-    for entry in entries:
-        words.do_submit_word(player, entry)
-    assert rounds.do_end_round(round_.id)
-
-
-def words_of(round_: Round, count: int) -> list[str]:
-    """The best ``count`` words on the round's board (its solution, highest points first)."""
-    round_.refresh_from_db()
-    return [word for word, _points, _path in round_.solution[:count]]
 
 
 def test_two_players_get_the_same_board_in_solo_rooms_started_at_once() -> None:
@@ -122,15 +65,21 @@ def test_the_score_is_recorded_when_the_round_ends() -> None:
     assert get(Client(), "/api/daily")["played"] is None
     # The room's state says where the attempt landed.
     room_state = get(client, f"/api/rooms/{round_.room.code}")["room"]
-    assert room_state["daily"] == {"date": "2026-05-01", "status": "counted", "entry": entry}
+    assert room_state["daily"] == {
+        "date": "2026-05-01",
+        "status": "counted",
+        "entry": {**entry, "unlisted": None},
+    }
 
 
-def test_one_entry_per_nickname_a_day_later_attempts_are_practice() -> None:
+def test_one_result_per_device_and_nickname_a_day_later_attempts_are_practice() -> None:
+    """A device's first finished attempt under a nickname is its result, even with 0
+    points (a board seen once is not replayed for a better score)."""
     client = Client()
     _, first, ann = start(client, "Ann")
     play(first, ann, [])
     first_points = DailyScore.objects.get(date=DAY).points
-    # Same nickname, other spelling: the same entry; this attempt is practice.
+    # Same nickname, other spelling: the same result; this attempt is practice.
     again, second, ann_again = start(client, "ANN")
     assert again["daily"]["counts"] is False
     assert again["room"]["daily"]["status"] == "practice"
@@ -143,6 +92,11 @@ def test_one_entry_per_nickname_a_day_later_attempts_are_practice() -> None:
     assert DailyGame.objects.get(room=second.room).counted is False
     state = get(client, f"/api/rooms/{second.room.code}")["room"]["daily"]
     assert state["status"] == "practice" and state["entry"]["points"] == 0
+    # 0 points is a result, not a leaderboard entry.
+    assert state["entry"]["rank"] is None and state["entry"]["unlisted"] == "no_points"
+    first_state = get(client, f"/api/rooms/{first.room.code}")["room"]["daily"]
+    assert first_state["status"] == "unlisted"
+    assert get(client, "/api/daily")["leaderboard"] == []
     # A later round in the same daily room (a random board) is not an attempt either.
     assert Round.objects.filter(room=second.room).count() == 1
 
@@ -250,7 +204,10 @@ def test_practice_starts_a_round_of_the_chosen_size_at_once() -> None:
 def test_the_full_leaderboard_page_lists_the_day_and_marks_mine() -> None:
     client = Client()
     _, round_, ann = start(client, "Ann")
-    play(round_, ann, [])
+    begin(round_)
+    round_.refresh_from_db()
+    words.do_submit_word(ann, round_.solution[-1][0])  # the word with the fewest points
+    assert rounds.do_end_round(round_.id)
     DailyScore.objects.create(
         date=DAY,
         nickname="Bob",

@@ -205,7 +205,7 @@ async def test_guessing_room_codes_on_the_watch_socket_is_limited(monkeypatch):
     even a real room's code is refused (rate_limited, close 4029)."""
     throttle.reset()
     monkeypatch.setattr(
-        throttle, "ROOM_MISS", throttle.Limit("room_miss", 0.01, 2, "too many unknown codes")
+        throttle, "ROOM_MISS", throttle.Window("room_miss", 2, 60.0, "too many unknown codes")
     )
     try:
         ann = await create_room()

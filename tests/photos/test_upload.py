@@ -135,6 +135,22 @@ async def test_a_file_over_15_mb_is_413():
     assert "15 MB" in response.json()["error"]["message"]
 
 
+async def test_a_progressive_jpeg_too_big_to_decode_is_413_at_upload():
+    """libjpeg holds a progressive JPEG's coefficients whole while decoding it: one whose
+    buffer would pass the reader's limit is refused at upload, before it waits its turn."""
+    picture = io.BytesIO()
+    # 7.5 MP with full-resolution colour: about 45 MB of coefficients (limit 40 MB).
+    Image.new("RGB", (3000, 2500), (200, 180, 90)).save(
+        picture, "JPEG", progressive=True, subsampling=0, quality=80
+    )
+    ann = await create_room()
+    response = await upload(ann.client, ann.code, picture.getvalue())
+    assert response.status_code == 413
+    assert response.json()["error"]["code"] == "too_large"
+    assert "progressive JPEG" in response.json()["error"]["message"]
+    assert await sync_to_async(BoardPhoto.objects.count)() == 0
+
+
 def test_the_page_refuses_the_same_size_before_sending():
     """The room page checks a photo's size before uploading it (static/js/room/photo.js):
     the same limit as the server's, so its own words are never wrong."""

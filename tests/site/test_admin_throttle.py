@@ -116,7 +116,7 @@ def test_a_thirty_guess_burst_gets_only_the_limit_of_tries() -> None:
 
 
 def test_loopback_is_throttled_per_username_only() -> None:
-    """A proxy not declared in BOGGLE_TRUSTED_PROXY_HOPS shows every client as loopback:
+    """A proxy not declared in BOGGLE_TRUSTED_PROXIES shows every client as loopback:
     one guesser must not lock every staff member out."""
     for n in range(FAILURE_LIMIT):
         attempt(f"guess{n}", "wrong", address="127.0.0.1")
@@ -124,7 +124,7 @@ def test_loopback_is_throttled_per_username_only() -> None:
 
 
 def test_behind_a_declared_proxy_the_forwarded_address_counts(settings) -> None:
-    settings.BOGGLE_TRUSTED_PROXY_HOPS = 1
+    settings.BOGGLE_TRUSTED_PROXIES = ["127.0.0.1/32"]
     for n in range(FAILURE_LIMIT):
         Client(REMOTE_ADDR="127.0.0.1", HTTP_X_FORWARDED_FOR="203.0.113.9").post(
             "/admin/login/", {"username": f"guess{n}", "password": "wrong"}

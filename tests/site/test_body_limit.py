@@ -12,7 +12,14 @@ from typing import Any
 import pytest
 
 from boggle_site import asgi
-from boggle_site.body_limit import BodyLimitMiddleware, limit_for
+from boggle_site.body_limit import (
+    ADMIN_PASS_COOKIE,
+    BodyLimitMiddleware,
+    Caller,
+    admin_pass,
+    limit_for,
+    valid_admin_pass,
+)
 from photos.api import MAX_UPLOAD_BYTES
 from solver.compiler import MAX_WORDLIST_BYTES
 from tests.servers import SiteServer
@@ -54,8 +61,11 @@ class Sent:
         return json.loads(b"".join(m.get("body", b"") for m in self.messages[1:]))
 
 
-def scope(path: str, length: int | str | None, method: str = "POST") -> dict[str, Any]:
+def scope(
+    path: str, length: int | str | None, method: str = "POST", extra: list | None = None
+) -> dict[str, Any]:
     headers = [(b"host", b"127.0.0.1"), (b"content-type", b"multipart/form-data; boundary=x")]
+    headers += extra or []
     if length is not None:
         headers.append((b"content-length", str(length).encode()))
     return {
@@ -115,22 +125,29 @@ def test_every_other_path_has_a_small_limit() -> None:
     assert body.calls == 0
 
 
+# A player's credentials, as far as the body limit can tell without a database.
+BEARER = [(b"authorization", b"Bearer some-token")]
+
+
 def test_bodies_within_the_limit_pass_untouched() -> None:
     inner = Echo()
     size = 5_000_000
 
-    sent = run(BodyLimitMiddleware(inner), scope("/api/rooms/abc/photos", size), Body(size))
+    sent = run(
+        BodyLimitMiddleware(inner), scope("/api/rooms/abc/photos", size, extra=BEARER), Body(size)
+    )
 
     assert sent.status == 200
     assert inner.received == size
 
 
 def test_each_path_has_its_limit() -> None:
-    assert limit_for("/api/rooms/abcd2345/photos") > MAX_UPLOAD_BYTES
-    assert limit_for("/api/rooms/abcd2345/photos") < MAX_UPLOAD_BYTES * 1.1
-    assert limit_for("/admin/dictionaries/dictionary/add/") > MAX_WORDLIST_BYTES
-    assert limit_for("/admin/dictionaries/dictionary/3/change/") > MAX_WORDLIST_BYTES
-    assert limit_for("/admin/login/") < MAX_WORDLIST_BYTES
+    player, staff = Caller(credentials=True), Caller(staff=True, credentials=True)
+    assert limit_for("/api/rooms/abcd2345/photos", player) > MAX_UPLOAD_BYTES
+    assert limit_for("/api/rooms/abcd2345/photos", player) < MAX_UPLOAD_BYTES * 1.1
+    assert limit_for("/admin/dictionaries/dictionary/add/", staff) > MAX_WORDLIST_BYTES
+    assert limit_for("/admin/dictionaries/dictionary/3/change/", staff) > MAX_WORDLIST_BYTES
+    assert limit_for("/admin/login/", staff) < MAX_WORDLIST_BYTES
     assert limit_for("/api/rooms") == limit_for("/api/rooms/abcd2345/join") == 16 * 1024
     assert limit_for("/api/rooms/abcd2345/photos/extra") == 16 * 1024
 
@@ -171,6 +188,98 @@ def test_other_scopes_go_straight_through(kind: str) -> None:
     assert seen == [kind]
 
 
+# ---------------------------------------------------------------- who may send big bodies
+
+WORD_LIST_ADD = "/admin/dictionaries/dictionary/add/"
+SESSION = "a0b1c2d3e4f5g6h7i8j9k0l1m2n3o4p5"
+
+
+def cookies(**values: str) -> list[tuple[bytes, bytes]]:
+    return [(b"cookie", "; ".join(f"{k}={v}" for k, v in values.items()).encode())]
+
+
+def test_an_anonymous_admin_upload_is_refused_before_a_byte_is_read() -> None:
+    """The probe: 60 MB sent anonymously to the word-list form were read in full (+64 MB)
+    before the admin asked for a login. Without a staff pass the admin's limit is 16 KiB,
+    announced or counted as it comes."""
+    body = Body(60_000_000)
+    sent = run(asgi.router, scope(WORD_LIST_ADD, 60_000_000), body)
+    assert sent.status == 413 and sent.json()["error"]["code"] == "too_large"
+    assert "16 KiB" in sent.json()["error"]["message"]
+    assert body.calls == 0
+
+    endless = Body(None)
+    inner = Echo()
+    sent = run(BodyLimitMiddleware(inner), scope(WORD_LIST_ADD, None), endless)
+    assert sent.status == 413
+    assert endless.calls <= 16 * 1024 // CHUNK + 2
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        cookies(sessionid=SESSION),  # a session cookie alone (any visitor has one)
+        cookies(sessionid=SESSION, **{ADMIN_PASS_COOKIE: "forged:value:here"}),
+        cookies(sessionid="another-session", **{ADMIN_PASS_COOKIE: admin_pass(SESSION)}),
+        BEARER,  # a player's token is not the admin's
+    ],
+)
+def test_only_a_valid_staff_pass_for_the_session_opens_the_admins_limit(headers) -> None:
+    body = Body(5_000_000)
+    sent = run(asgi.router, scope(WORD_LIST_ADD, 5_000_000, extra=headers), body)
+    assert sent.status == 413
+    assert body.calls == 0
+
+
+def test_staff_with_their_pass_upload_word_lists() -> None:
+    inner = Echo()
+    size = 5_000_000
+    headers = cookies(sessionid=SESSION, **{ADMIN_PASS_COOKIE: admin_pass(SESSION)})
+
+    sent = run(BodyLimitMiddleware(inner), scope(WORD_LIST_ADD, size, extra=headers), Body(size))
+
+    assert sent.status == 200
+    assert inner.received == size
+
+
+def test_a_photo_needs_a_players_credentials_for_its_limit() -> None:
+    body = Body(5_000_000)
+    sent = run(asgi.router, scope("/api/rooms/abc/photos", 5_000_000), body)
+    assert sent.status == 413 and body.calls == 0
+    inner = Echo()
+    headers = cookies(sessionid=SESSION)
+    sent = run(
+        BodyLimitMiddleware(inner),
+        scope("/api/rooms/abc/photos", 5_000_000, extra=headers),
+        Body(5_000_000),
+    )
+    assert sent.status == 200
+
+
+@pytest.mark.django_db
+def test_signed_in_staff_get_a_pass_for_their_session_and_others_do_not() -> None:
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    staff = get_user_model().objects.create_user("boss", password="pw-123456", is_staff=True)
+    visitor = Client()
+    assert ADMIN_PASS_COOKIE not in visitor.get("/admin/login/").cookies
+
+    browser = Client()
+    browser.force_login(staff)
+    response = browser.get("/admin/")
+    issued = response.cookies[ADMIN_PASS_COOKIE]
+    assert issued["path"] == "/admin/" and issued["httponly"]
+    assert valid_admin_pass(issued.value, browser.session.session_key)
+    assert not valid_admin_pass(issued.value, "another-session")
+    assert ADMIN_PASS_COOKIE not in browser.get("/admin/").cookies  # held already
+
+    player = get_user_model().objects.create_user("player", password="pw-123456")
+    someone = Client()
+    someone.force_login(player)
+    assert ADMIN_PASS_COOKIE not in someone.get("/admin/").cookies
+
+
 # ---------------------------------------------------------------- a real Daphne
 
 
@@ -205,7 +314,14 @@ def daphne(tmp_path_factory):
     [
         (
             b"POST /api/rooms/nosuchroom/photos HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            b"Authorization: Bearer some-token\r\n"
             b"Content-Type: multipart/form-data; boundary=x\r\nContent-Length: 100000000\r\n",
+            b"0" * 65536,
+        ),
+        (  # an anonymous word list: the admin's limit needs a staff pass
+            b"POST /admin/dictionaries/dictionary/add/ HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            b"Cookie: sessionid=abc; boggle_admin_pass=forged\r\n"
+            b"Content-Type: multipart/form-data; boundary=x\r\nContent-Length: 60000000\r\n",
             b"0" * 65536,
         ),
         (  # chunked: no length to look at, so the bytes are counted as they come
@@ -225,3 +341,26 @@ def test_daphne_answers_413_before_the_body_is_sent(daphne, head: bytes, first_p
     assert reply.startswith(b"HTTP/1.1 413"), reply[:200]
     body = json.loads(reply.partition(b"\r\n\r\n")[2])
     assert body["error"]["code"] == "too_large"
+
+
+def test_daphne_takes_a_staff_word_list_with_a_valid_pass(daphne) -> None:
+    """The pass is checked inside Daphne too (the server signs with the same development
+    key as these tests): 5 MB reach the application, which answers, not a 413."""
+    from django.conf import settings
+
+    from boggle_site.env import DEV_SECRET_KEY
+
+    if settings.SECRET_KEY != DEV_SECRET_KEY:
+        pytest.skip("the test server signs with another key")
+    size = 5_000_000
+    head = (
+        b"POST /admin/dictionaries/dictionary/add/ HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        + f"Cookie: sessionid={SESSION}; {ADMIN_PASS_COOKIE}={admin_pass(SESSION)}\r\n".encode()
+        + b"Content-Type: multipart/form-data; boundary=x\r\n"
+        + f"Content-Length: {size}\r\n\r\n".encode()
+    )
+    with socket.create_connection(("127.0.0.1", daphne.port), timeout=20) as sock:
+        sock.sendall(head + b"0" * size)
+        reply = read_reply(sock)
+
+    assert reply.startswith(b"HTTP/1.1 ") and not reply.startswith(b"HTTP/1.1 413"), reply[:200]

@@ -43,10 +43,16 @@ def test_this_machine_is_never_dropped() -> None:
     assert all(admits("127.0.0.1") for _ in range(CONNECTION.burst * 2))
 
 
-def test_behind_a_declared_proxy_nothing_is_counted(settings) -> None:
-    """Every connection then comes from the proxy: it caps them per client itself."""
-    settings.BOGGLE_TRUSTED_PROXY_HOPS = 1
-    assert all(admits(SCRIPT) for _ in range(CONNECTION.burst * 2))
+def test_a_declared_proxy_is_not_counted(settings) -> None:
+    """Every client behind the proxy comes through its connections: it caps them itself."""
+    settings.BOGGLE_TRUSTED_PROXIES = ["192.0.2.0/28"]
+    assert all(admits("192.0.2.1") for _ in range(CONNECTION.burst * 2))
+
+
+def test_a_client_around_the_declared_proxy_is_counted(settings) -> None:
+    """Declaring a proxy does not exempt clients that reach Daphne directly."""
+    settings.BOGGLE_TRUSTED_PROXIES = ["192.0.2.0/28"]
+    assert sum(admits(SCRIPT) for _ in range(CONNECTION.burst * 2)) == CONNECTION.burst
 
 
 def test_guarding_twice_wraps_once() -> None:

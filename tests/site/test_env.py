@@ -171,7 +171,9 @@ def test_public_url_and_lan_host() -> None:
     assert env.lan_host({"BOGGLE_LAN_HOST": " Laptop.local "}) == "laptop.local"
 
 
-HTTPS = {**PROD, "BOGGLE_PUBLIC_URL": "https://boggle.example", "BOGGLE_PROXY_SSL_HEADER": "1"}
+# A proxy on this machine, the one whose X-Forwarded-Proto is believed.
+BEHIND_PROXY = {"BOGGLE_PROXY_SSL_HEADER": "1", "BOGGLE_TRUSTED_PROXIES": "127.0.0.1"}
+HTTPS = {**PROD, "BOGGLE_PUBLIC_URL": "https://boggle.example", **BEHIND_PROXY}
 
 
 def test_embedded_default_stays_plain_http() -> None:
@@ -205,7 +207,7 @@ def test_https_settings_can_be_tuned() -> None:
     )
     assert env.security_settings({**HTTPS, "BOGGLE_HTTPS": "0"})["SECURE_SSL_REDIRECT"] is False
     # BOGGLE_HTTPS=1 without an https public URL (links follow the request).
-    forced = env.security_settings({**PROD, "BOGGLE_HTTPS": "1", "BOGGLE_PROXY_SSL_HEADER": "1"})
+    forced = env.security_settings({**PROD, "BOGGLE_HTTPS": "1", **BEHIND_PROXY})
     assert forced["SESSION_COOKIE_SECURE"] is True and forced["SECURE_SSL_REDIRECT"] is True
     with pytest.raises(ImproperlyConfigured, match="BOGGLE_HSTS_SECONDS"):
         env.security_settings({**HTTPS, "BOGGLE_HSTS_SECONDS": "a year"})
@@ -237,3 +239,27 @@ def test_dictionary_retention_is_thirty_days_unless_set() -> None:
     for wrong in ("0", "-3", "a month", "1.5"):
         with pytest.raises(ImproperlyConfigured, match="BOGGLE_DICTIONARY_RETENTION_DAYS"):
             env.dictionary_retention_days({"BOGGLE_DICTIONARY_RETENTION_DAYS": wrong})
+
+
+def test_trusted_proxies_are_networks() -> None:
+    assert env.trusted_proxies({}) == []
+    assert env.trusted_proxies({"BOGGLE_TRUSTED_PROXIES": " 127.0.0.1, 10.0.0.0/8,::1 "}) == [
+        "127.0.0.1/32",
+        "10.0.0.0/8",
+        "::1/128",
+    ]
+    with pytest.raises(ImproperlyConfigured, match="BOGGLE_TRUSTED_PROXIES"):
+        env.trusted_proxies({"BOGGLE_TRUSTED_PROXIES": "proxy.internal"})
+
+
+def test_the_former_hop_count_is_refused_with_the_way_out() -> None:
+    """BOGGLE_TRUSTED_PROXY_HOPS believed X-Forwarded-For from anyone: an operator who still
+    sets it learns at start what to set instead, rather than losing the limits silently."""
+    assert env.trusted_proxies({"BOGGLE_TRUSTED_PROXY_HOPS": "0"}) == []
+    with pytest.raises(ImproperlyConfigured, match="BOGGLE_TRUSTED_PROXIES"):
+        env.trusted_proxies({"BOGGLE_TRUSTED_PROXY_HOPS": "1"})
+
+
+def test_the_proxy_ssl_header_needs_a_trusted_proxy() -> None:
+    with pytest.raises(ImproperlyConfigured, match="BOGGLE_TRUSTED_PROXIES"):
+        env.security_settings({**PROD, "BOGGLE_PROXY_SSL_HEADER": "1"})

@@ -18,7 +18,10 @@ from boggle_site import env
 REPO = Path(__file__).resolve().parent.parent.parent
 HOST = "boggle.example"
 PRODUCTION = {"BOGGLE_SERVES_LOCAL_NETWORK": False, "ALLOWED_HOSTS": [HOST], "BOGGLE_LAN_HOST": ""}
-PROXY = env.security_settings({"BOGGLE_PROXY_SSL_HEADER": "1"})["SECURE_PROXY_SSL_HEADER"]
+BEHIND_PROXY = {"BOGGLE_PROXY_SSL_HEADER": "1", "BOGGLE_TRUSTED_PROXIES": "127.0.0.1"}
+PROXY = env.security_settings(BEHIND_PROXY)["SECURE_PROXY_SSL_HEADER"]
+# The test client's requests come from 127.0.0.1: the proxy, once declared.
+TRUSTED_PROXY = {"SECURE_PROXY_SSL_HEADER": PROXY, "BOGGLE_TRUSTED_PROXIES": ["127.0.0.1/32"]}
 
 
 def run_check_deploy(extra: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -41,9 +44,7 @@ def run_check_deploy(extra: dict[str, str]) -> subprocess.CompletedProcess[str]:
 def test_production_over_https_passes_check_deploy() -> None:
     """The README's HTTPS variables: a public https URL behind a proxy that sets
     X-Forwarded-Proto."""
-    result = run_check_deploy(
-        {"BOGGLE_PUBLIC_URL": "https://boggle.example.org", "BOGGLE_PROXY_SSL_HEADER": "1"}
-    )
+    result = run_check_deploy({"BOGGLE_PUBLIC_URL": "https://boggle.example.org", **BEHIND_PROXY})
     assert result.returncode == 0, result.stdout + result.stderr
 
 
@@ -102,7 +103,7 @@ def test_websocket_sources_keep_the_port_and_refused_hosts_get_none() -> None:
 
 
 @pytest.mark.django_db
-@override_settings(**PRODUCTION, BOGGLE_PUBLIC_URL="", SECURE_PROXY_SSL_HEADER=PROXY)
+@override_settings(**PRODUCTION, BOGGLE_PUBLIC_URL="", **TRUSTED_PROXY)
 def test_join_links_follow_the_proxy_scheme() -> None:
     """Behind a TLS proxy (BOGGLE_PROXY_SSL_HEADER=1) a link made from the request is https."""
     client = Client()
@@ -115,9 +116,7 @@ def test_join_links_follow_the_proxy_scheme() -> None:
 
 
 @pytest.mark.django_db
-@override_settings(
-    **PRODUCTION, BOGGLE_PUBLIC_URL="https://play.example", SECURE_PROXY_SSL_HEADER=PROXY
-)
+@override_settings(**PRODUCTION, BOGGLE_PUBLIC_URL="https://play.example", **TRUSTED_PROXY)
 def test_public_url_keeps_priority_over_the_proxy_scheme() -> None:
     data = create_room(Client(), HTTP_HOST=HOST, HTTP_X_FORWARDED_PROTO="http")
     assert data["player"]["join_url"] == f"https://play.example/r/{data['room']['code']}/"

@@ -22,6 +22,7 @@ import { StandingView } from "./standing.js";
 import { ShareView } from "./share.js";
 import { RoomSocket } from "./socket.js";
 import { RoomStore } from "./store.js";
+import { LockView, WaitingForHost, WaitingListView } from "./waiting-room.js";
 
 // Pings right after connecting, to estimate the clock offset from the best of several.
 const FIRST_PINGS = 4;
@@ -159,6 +160,8 @@ function onRoomEvent(event) {
     announce(gettext("Round %(number)s: the board is out.", { number: event.round.number }));
   } else if (event.type === "player.joined" && event.player.id !== store.you) {
     announce(gettext("%(nickname)s joined.", { nickname: event.player.nickname }));
+  } else if (event.type === "join.requested" && store.isHost) {
+    announce(gettext("%(nickname)s asks to join.", { nickname: event.join_request.nickname }));
   } else if (event.type === "host.changed" && event.host_id === store.you) {
     notices.show(gettext("You are the host now."), { kind: "info", key: "host" });
   } else if (event.type === "challenge.opened" && event.challenge.player_id !== store.you) {
@@ -227,6 +230,8 @@ function onError(message) {
   if (["challenge", "rule_challenge", "vote_challenge"].includes(message.request)) resultsView.failed();
   if (message.request === "end_game") standingView.failed();
   if (message.request === "unkick") playersView.failedUnkick(store);
+  if (message.request === "lock_room") lockView.failed(store);
+  if (message.request === "admit" || message.request === "refuse") waitingListView.failed(store);
   if (message.request === "set_board") {
     photoView.refused(text);
     return;
@@ -270,6 +275,23 @@ const playersView = new PlayersView($("#players"), $("#player-count"), {
   onKick: (playerId) => send({ type: "kick", player_id: playerId }),
   onMakeHost: (playerId) => send({ type: "transfer_host", player_id: playerId }),
   onUnkick: (playerId) => send({ type: "unkick", player_id: playerId }),
+});
+const lockView = new LockView($("#room-lock"), { onLock: (locked) => send({ type: "lock_room", locked }) });
+const waitingListView = new WaitingListView($("#waiting-requests"), {
+  onAdmit: (id) => send({ type: "admit", join_request_id: id }),
+  onRefuse: (id) => send({ type: "refuse", join_request_id: id }),
+});
+const waitingForHost = new WaitingForHost(code, {
+  onWaiting: (request) => store.setJoinRequest(request),
+  onAdmitted: (body) => enterRoom(body.room),
+  onRefused: () => {
+    store.joinRequest = null;
+    store.setGone("refused", "");
+  },
+  onGone: (failure) => {
+    store.setJoinRequest(null);
+    if (failure && ["kicked", "room_not_found"].includes(failure.code)) store.setGone(failure.code, failure.message);
+  },
 });
 const settingsView = new SettingsView(
   { form: $("#settings-form"), summary: $("#settings-summary"), note: $("#settings-note"), status: $("#settings-status") },
@@ -345,6 +367,7 @@ function renderPhase() {
   const phase = store.phase;
   root.dataset.phase = phase;
   $("#join-panel").hidden = phase !== "join";
+  $("#waiting-panel").hidden = phase !== "waiting";
   $("#gone-panel").hidden = phase !== "gone";
   $("#game").hidden = !["lobby", "play", "results"].includes(phase);
   $("#lobby-panel").hidden = phase !== "lobby";
@@ -390,6 +413,16 @@ function renderJoin() {
   $("#join-summary").textContent = host ? gettext("%(nickname)s is hosting. %(rules)s", { nickname: host.nickname, rules }) : rules;
   const names = state.players.map((player) => player.nickname);
   $("#join-players").textContent = names.length ? gettext("Here already: %(names)s.", { names: names.join(", ") }) : gettext("Nobody is here yet.");
+  // A locked room: the join is a request the host answers.
+  const button = $("#join-submit");
+  button.dataset.openText ||= button.textContent;
+  button.textContent = state.locked ? button.dataset.lockedText : button.dataset.openText;
+  $("#join-locked").hidden = !state.locked;
+}
+
+function renderWaiting() {
+  $("#waiting-nickname").textContent = store.joinRequest.nickname;
+  $("#waiting-status").textContent = gettext("The host sees your name and can let you in at any time, even during a round.");
 }
 
 // What the server says (in English, sent from another player's request) when this player
@@ -397,6 +430,7 @@ function renderJoin() {
 const GONE_TEXTS = {
   kicked: () => gettext("The host removed you from the room"),
   left: () => gettext("You left the room"),
+  refused: () => gettext("The host did not let you in. Ask them if you think that is a mistake."),
 };
 
 function renderGone() {
@@ -406,13 +440,14 @@ function renderGone() {
     left: gettext("You left the room"),
     not_a_player: gettext("You are not in this room any more"),
     room_not_found: gettext("This room is gone"),
+    refused: gettext("The host did not let you in"),
   };
   $("#gone-title").textContent = titles[gone.reason] || gettext("Disconnected");
   $("#gone-text").textContent =
     gone.reason === "room_not_found"
       ? gettext("Rooms are cleaned up after a day without players. Start a new one from the start page.")
       : GONE_TEXTS[gone.reason]?.() || capitalise(gone.message || "");
-  $("#rejoin").hidden = gone.reason === "room_not_found";
+  $("#rejoin").hidden = gone.reason === "room_not_found" || gone.reason === "refused";
 }
 
 store.subscribe((current, changed) => {
@@ -421,10 +456,15 @@ store.subscribe((current, changed) => {
   renderPhase();
   const phase = current.phase;
   if (phase === "join") renderJoin();
+  if (phase === "waiting") renderWaiting();
   if (phase === "gone") renderGone();
   if (phase === "lobby") renderLobby();
   if (["lobby", "play", "results"].includes(phase)) {
     playersView.render(current);
+    if (["all", "lock", "waiting", "host"].some((part) => changed.has(part))) {
+      lockView.render(current);
+      waitingListView.render(current);
+    }
     if (changed.has("all") || changed.has("settings") || changed.has("host") || changed.has("round")) {
       settingsView.render(current);
     }
@@ -455,22 +495,42 @@ $("#join-form").addEventListener("submit", async (event) => {
   button.disabled = true;
   error.hidden = true;
   try {
-    const { room } = await postJSON(`/api/rooms/${code}/join`, { nickname });
+    const body = await postJSON(`/api/rooms/${code}/join`, { nickname });
     save(NICKNAME_KEY, nickname);
-    store.gone = null;
-    store.replace(room);
-    if (socket) {
-      socket.stop();
-      socket = null;
+    if (body.join_request) {
+      // A locked room: wait here for the host's answer.
+      store.gone = null;
+      store.setJoinRequest(body.join_request);
+      waitingForHost.start(body.join_request);
+      $("#waiting-title").focus({ preventScroll: true });
+    } else {
+      enterRoom(body.room);
     }
-    connect();
   } catch (failure) {
     error.textContent = failure instanceof ApiError ? failure.message : gettext("Something went wrong. Please try again.");
     error.hidden = false;
     if (failure.code === "room_not_found") store.setGone("room_not_found", failure.message);
+    if (failure.code === "join_refused") store.setGone("refused", failure.message);
   } finally {
     button.disabled = false;
   }
+});
+
+/** This device is a player now (joined, or let in by the host): show the room, connect. */
+function enterRoom(room) {
+  store.gone = null;
+  store.joinRequest = null;
+  store.replace(room);
+  if (socket) {
+    socket.stop();
+    socket = null;
+  }
+  connect();
+}
+
+$("#waiting-cancel").addEventListener("click", () => {
+  waitingForHost.cancel();
+  store.setJoinRequest(null);
 });
 
 $("#rejoin").addEventListener("click", () => {
@@ -505,6 +565,8 @@ store.notify("all");
 badge.render(store.connection);
 if (store.phase === "join") {
   badge.render({ status: "idle" });
+  // A locked room this browser asked to join before (a reload): wait again, or learn the answer.
+  if (store.state.join_request) waitingForHost.resume(store.state.join_request);
   if (!window.matchMedia("(hover: none)").matches) $("#join-nickname").focus();
 } else {
   connect();

@@ -13,6 +13,7 @@ export class RoomStore {
     this.listeners = [];
     this.connection = { status: "connecting" };
     this.gone = null; // {reason, message}: kicked, removed, room deleted
+    this.joinRequest = null; // this newcomer's request at a locked room, while it waits
     this.lastVerdict = null;
     this.words = [];
     this.replace(state);
@@ -41,10 +42,10 @@ export class RoomStore {
     return this.state.round;
   }
 
-  /** What the page shows: join, lobby, play, results, or gone. */
+  /** What the page shows: join, waiting (for the host's yes), lobby, play, results, or gone. */
   get phase() {
     if (this.gone) return "gone";
-    if (this.state.you === null || this.state.you === undefined) return "join";
+    if (this.state.you === null || this.state.you === undefined) return this.joinRequest ? "waiting" : "join";
     const round = this.state.round;
     if (!round) return "lobby";
     return round.status === "ended" ? "results" : "play";
@@ -120,6 +121,20 @@ export class RoomStore {
         this.notify("players");
         break;
       }
+      case "room.locked":
+        state.locked = event.locked;
+        this.notify("lock");
+        break;
+      case "join.requested": {
+        const waiting = (state.waiting || []).filter((item) => item.id !== event.join_request.id);
+        state.waiting = [...waiting, event.join_request];
+        this.notify("waiting");
+        break;
+      }
+      case "join.decided":
+        state.waiting = (state.waiting || []).filter((item) => item.id !== event.join_request_id);
+        this.notify("waiting");
+        break;
       case "host.changed":
         state.host_id = event.host_id;
         for (const player of state.players) player.is_host = player.id === event.host_id;
@@ -289,6 +304,12 @@ export class RoomStore {
   setConnection(status, detail = {}) {
     this.connection = { status, ...detail };
     this.notify("connection");
+  }
+
+  /** This newcomer asked to join a locked room (null: no longer waiting). */
+  setJoinRequest(joinRequest) {
+    this.joinRequest = joinRequest;
+    this.notify("all");
   }
 
   setGone(reason, message) {
