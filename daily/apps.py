@@ -16,4 +16,8 @@ class DailyConfig(AppConfig):
 
         signals.round_ended.connect(attempts.record_round, sender=Round, dispatch_uid="daily")
         signals.player_joining.connect(attempts.refuse_join, sender=Room, dispatch_uid="daily")
+        signals.round_starting.connect(
+            attempts.refuse_more_rounds, sender=Room, dispatch_uid="daily"
+        )
+        signals.game_starting.connect(attempts.refuse_new_game, sender=Room, dispatch_uid="daily")
         add_state_part(daily_state)

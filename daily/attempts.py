@@ -16,7 +16,7 @@ from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
 
 from daily import boards, plausibility
-from daily.exceptions import NicknameHeldToday, SoloRoom
+from daily.exceptions import NicknameHeldToday, OneRoundRoom, SoloRoom
 from daily.models import DailyGame, DailyScore
 from dictionaries.exceptions import DictionaryError
 from games import replays, rounds, text
@@ -172,3 +172,25 @@ def refuse_join(sender: Any, room: Room, **kwargs: Any) -> None:
                 "play today's board yourself from the start page"
             )
         )
+
+
+def refuse_more_rounds(sender: Any, room: Room, number: int, **kwargs: Any) -> None:
+    """games.signals.round_starting: a daily room plays one round, its daily board; a
+    second one would be a random board that is neither the daily one nor on its page."""
+    if number > 1 and DailyGame.objects.filter(room=room).exists():
+        raise _one_round_only()
+
+
+def refuse_new_game(sender: Any, room: Room, **kwargs: Any) -> None:
+    """games.signals.game_starting: no rematch in a daily room (its one round is played)."""
+    if DailyGame.objects.filter(room=room).exists():
+        raise _one_round_only()
+
+
+def _one_round_only() -> OneRoundRoom:
+    return OneRoundRoom(
+        _(
+            "a daily board's room plays one round, the daily board; "
+            "for more rounds, start a practice round from the start page"
+        )
+    )

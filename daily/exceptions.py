@@ -3,6 +3,7 @@ errors carry them.
 
 GameError
  ├── SoloRoom              a daily board's room takes no other players (403)
+ ├── OneRoundRoom          a daily board's room plays its one round only (``daily_room``)
  └── NicknameTaken
       └── NicknameHeldToday  another device owns the nickname on today's leaderboard (409,
                              the same ``nickname_taken`` code as in a room)
@@ -15,6 +16,13 @@ from games.exceptions import GameError, NicknameTaken
 
 class SoloRoom(GameError):
     code = "solo_room"
+
+
+class OneRoundRoom(GameError):
+    """A daily board's room plays exactly one round, its daily board: no ``start_round``
+    after it and no ``new_game`` (docs/api.md, "Daily board and solo practice")."""
+
+    code = "daily_room"
 
 
 class NicknameHeldToday(NicknameTaken):

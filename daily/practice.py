@@ -1,5 +1,6 @@
 """Solo practice: a normal room, any size and length, whose first round starts at once
-(the page opens on the countdown, not on a lobby with an invitation)."""
+(the page opens on the countdown, not on a lobby with an invitation). It is marked
+``practice``: its players may buy hints (games.hints), which no daily board offers."""
 
 from __future__ import annotations
 
@@ -15,5 +16,7 @@ from games.models import Player, Room
 def do_start_practice(nickname: Any, room_settings: Any) -> tuple[Room, Player]:
     """``games.rooms.do_create_room`` (same settings, same checks), then start round 1."""
     room, host = rooms.do_create_room(nickname, room_settings)
+    room.practice = True
+    room.save(update_fields=["practice"])
     rounds.do_start_round(host)
     return room, host

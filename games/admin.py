@@ -64,7 +64,7 @@ class RoomAdmin(admin.ModelAdmin):
     )
     list_filter = ("board_size", "dictionary")
     search_fields = ("code",)
-    readonly_fields = ("code", "created_at", "last_active_at", "version")
+    readonly_fields = ("code", "created_at", "last_active_at", "version", "game")
     inlines = [PlayerInline]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet:

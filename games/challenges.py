@@ -60,6 +60,8 @@ def check_challenge(player: Player, word: Any, round_number: Any) -> tuple[Round
     round_ = Round.objects.filter(room_id=player.room_id, number=round_number).first()
     if round_ is None:
         raise RoundNotFound(_("this room has no round %(number)s") % {"number": round_number})
+    if Room.objects.filter(pk=player.room_id).exclude(game=round_.game).exists():  # new_game
+        raise WrongRoundState(_("the game has ended: its standing is final"))
     if round_.status != Round.Status.ENDED:
         raise WrongRoundState(_("challenges come with the results, once the round has ended"))
     judged = normalise_entry(word, lexicon_for_round(round_)) or word.strip().lower()
@@ -171,6 +173,8 @@ def _pending_challenge(room: Room, challenge_id: Any) -> Challenge:
     challenge = Challenge.objects.filter(pk=challenge_id, room=room).first()
     if challenge is None:
         raise InvalidInput(_("no such challenge in this room"))
+    if challenge.round.game != room.game:  # a challenge left open in a game that has ended
+        raise WrongRoundState(_("the game has ended: its standing is final"))
     if challenge.status != Challenge.Status.PENDING:
         raise InvalidInput(
             _("that challenge was already %(status)s") % {"status": challenge.status}

@@ -28,7 +28,9 @@ from games import (
     background,
     challenges,
     checks,
+    common_words,
     events,
+    hints,
     presence,
     presenters,
     rooms,
@@ -151,6 +153,9 @@ class RoomConsumer(AsyncWebsocketConsumer):
         self.in_flight: set[asyncio.Task[None]] = set()  # submits being judged and written
         self.flood = socket_limits.FloodGuard()
         self.sync_budget = socket_limits.SyncBudget()  # bytes of state sent for ``sync``
+        # Whether the player has had another socket (a tab) open beside this one: only then
+        # are entries passed on to them (``my_word``), a channel-layer send per word.
+        self.has_siblings = False
 
     @property
     def me(self) -> Player:
@@ -227,7 +232,12 @@ class RoomConsumer(AsyncWebsocketConsumer):
             await self.channel_layer.group_add(
                 events.player_group(self.player.id), self.channel_name
             )
-            await in_thread(presence.do_connect)(self.player, self.channel_name)
+            self.has_siblings = await in_thread(presence.do_connect)(self.player, self.channel_name)
+            if self.has_siblings:  # the player's other sockets learn they have one more
+                await self.channel_layer.group_send(
+                    events.player_group(self.player.id),
+                    {"type": "player.sibling", "origin": self.channel_name},
+                )
         except BaseException:  # the beat deletes a row written after all, and says so
             presence.forget(self.channel_name)
             raise
@@ -395,9 +405,29 @@ class RoomConsumer(AsyncWebsocketConsumer):
         }
         if result.instant or result.verdict == words.ROUND_OVER:
             reply.update(verdict=result.verdict, accepted=result.accepted, reason=result.reason)
+            if result.accepted:  # the page's "words left" counts it (games.common_words)
+                reply["common"] = await self._is_common(result.word)
         else:
             reply.update(verdict="received", accepted=None, reason=None)
+        if self.has_siblings and result.verdict != words.ROUND_OVER:  # late: not kept
+            await self._tell_my_other_sockets(reply)
         return reply
+
+    async def _is_common(self, word: str) -> bool:
+        """Whether an accepted word is a common one: from the running round in memory (no
+        thread hop on the word path), else looked up."""
+        live = live_rounds.cached(self.my_room.pk)
+        if live is not None and not live.stale:
+            return word in live.common
+        return await in_thread(common_words.is_common)(word, self.my_room.dictionary)
+
+    async def _tell_my_other_sockets(self, verdict: dict[str, Any]) -> None:
+        """The player's other tabs list the entry too: a ``my_word`` event (the verdict
+        without ``request_id``) to the player's group, which this socket skips (it gets the
+        verdict as its reply)."""
+        message = events.layer_message(events.PLAYER_EVENT, {**verdict, "type": "my_word"})
+        message["origin"] = self.channel_name
+        await self.channel_layer.group_send(events.player_group(self.me.pk), message)
 
     async def _on_start_round(self, message: dict) -> dict:
         round_ = await in_thread(rounds.do_start_round)(self.me)
@@ -483,6 +513,15 @@ class RoomConsumer(AsyncWebsocketConsumer):
         final = await in_thread(standings.do_end_game)(self.me)
         return {"type": "ok", "request": "end_game", "standing": final}
 
+    async def _on_new_game(self, message: dict) -> dict:
+        game = await in_thread(standings.do_new_game)(self.me)
+        return {"type": "ok", "request": "new_game", "game": game}
+
+    async def _on_hint(self, message: dict) -> dict:
+        """Solo practice rooms only (games.hints); a hint costs points."""
+        shown = await in_thread(hints.do_hint)(self.me)
+        return {"type": "hint", **shown.as_dict()}
+
     async def _on_sync(self, message: dict) -> dict:
         state = await in_thread(_state_for)(self.my_room.pk, self.me.pk)
         return {"type": "state", "state": state}
@@ -511,6 +550,8 @@ class RoomConsumer(AsyncWebsocketConsumer):
         "rule_challenge": _on_rule_challenge,
         "vote_challenge": _on_vote_challenge,
         "end_game": _on_end_game,
+        "new_game": _on_new_game,
+        "hint": _on_hint,
         "sync": _on_sync,
         "ping": _on_ping,
     }
@@ -523,9 +564,14 @@ class RoomConsumer(AsyncWebsocketConsumer):
             live_rounds.mark_stale(self.room.pk)
         await self._send_text(events.with_server_time(message["text"]))
 
+    async def player_sibling(self, message: dict) -> None:
+        """Another socket of this player opened: entries are passed on from now on."""
+        if message.get("origin") != self.channel_name:
+            self.has_siblings = True
+
     async def player_event(self, message: dict) -> None:
         """An event for this player only; ``kicked`` and ``left`` also close the socket."""
-        if self.closed:
+        if self.closed or message.get("origin") == self.channel_name:
             return
         await self._send_text(events.with_server_time(message["text"]))
         if message["event_type"] == "kicked":

@@ -13,6 +13,8 @@ GameError
  ├── WaitingListFull     too many newcomers already wait at a locked room
  ├── NoJoinRequest       this device is not waiting to join the room
  ├── WrongRoundState     e.g. starting a round while one is running
+ ├── HintsNotOffered     a hint asked for outside a solo practice room (games.hints)
+ ├── NoHintLeft          every word of the board is found or shown as far as hints go
  └── RateLimited         too many messages too fast
 """
 
@@ -72,6 +74,14 @@ class NoJoinRequest(GameError):
 
 class WrongRoundState(GameError):
     code = "wrong_round_state"
+
+
+class HintsNotOffered(GameError):
+    code = "hints_not_offered"
+
+
+class NoHintLeft(GameError):
+    code = "no_hint_left"
 
 
 class RateLimited(GameError):

@@ -1,4 +1,5 @@
-"""A room's history: the rounds it played, and each player's stats over the game.
+"""A room's history: the rounds it played (in every game: ``new_game`` starts another in
+the same room), and each player's stats over one game (the current one by default).
 
 Both read only ended rounds, as their results stand now (``games.state.results``): fixed
 when the round ended, except that an accepted challenge rescores it. A word cancelled as a
@@ -22,12 +23,13 @@ from solver.judge import Verdict
 
 
 def round_list(room: Room) -> list[dict[str, Any]]:
-    """The room's ended rounds, newest first: board, when it ended, its maximum and who won
-    it (everyone with the top score; nobody when nobody scored). Three queries."""
+    """The room's ended rounds of all its games, newest first: the game, board, when it
+    ended, its maximum and who won it (everyone with the top score; nobody when nobody
+    scored). Three queries."""
     rounds = list(
         Round.objects.filter(room=room, status=Round.Status.ENDED)
         .order_by("-number")
-        .only("id", "number", "board", "rows", "cols", "ended_at", "max_points")
+        .only("id", "number", "game", "board", "rows", "cols", "ended_at", "max_points")
     )
     points: dict[int, dict[int, int]] = defaultdict(dict)
     rows = (
@@ -38,6 +40,11 @@ def round_list(room: Room) -> list[dict[str, Any]]:
     for row in rows:
         points[row["round_id"]][row["player_id"]] = row["total"] or 0
     nicknames = dict(room.players.values_list("id", "nickname"))
+    # Each game's rounds count from 1 (new_game). Numbers run on without gaps and only the
+    # room's latest round can be unended, so a game's first listed round is its first.
+    first_of_game: dict[int, int] = {}
+    for round_ in rounds:  # newest first: the last one seen of a game is its first
+        first_of_game[round_.game] = round_.number
     listed = []
     for round_ in rounds:
         scores = points.get(round_.id, {})
@@ -49,6 +56,8 @@ def round_list(room: Room) -> list[dict[str, Any]]:
         listed.append(
             {
                 "number": round_.number,
+                "game": round_.game,
+                "number_in_game": round_.number - first_of_game[round_.game] + 1,
                 "board": round_.board,
                 "rows": round_.rows,
                 "cols": round_.cols,
@@ -84,12 +93,13 @@ def _longest_key(word: str, points: int) -> tuple[int, int, str]:
     return (-len(word), -points, word)
 
 
-def game_stats(room: Room) -> dict[str, Any]:
-    """Each player's stats over the room's ended rounds (docs/api.md, "A room's history"). Four
-    queries. A player's rounds are those whose results list them: they were in the room
+def game_stats(room: Room, game: int | None = None) -> dict[str, Any]:
+    """Each player's stats over the ended rounds of one of the room's games (the current
+    one by default; docs/api.md, "A room's history"). Four queries. A player's rounds are those whose results list them: they were in the room
     when it ended, or entered a word in it. ``share_of_max`` = their points over the sum of
     ``max_points`` of their rounds, so a late joiner is not judged on rounds they missed."""
-    ended = Round.objects.filter(room=room, status=Round.Status.ENDED).only(
+    game = room.game if game is None else game
+    ended = Round.objects.filter(room=room, game=game, status=Round.Status.ENDED).only(
         "id", "number", "max_points", "ended_at"
     )
     rounds = {round_.id: (round_.number, round_.max_points, round_) for round_ in ended}
@@ -125,6 +135,7 @@ def game_stats(room: Room) -> dict[str, Any]:
     ]
     entries.sort(key=lambda e: (-e["points"], -e["words"], e["nickname"].lower(), e["id"]))
     return {
+        "game": game,
         "rounds": len(rounds),
         "max_points": sum(max_points for _, max_points, _ in rounds.values()),
         "players": entries,

@@ -14,14 +14,14 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils.cache import patch_cache_control, patch_vary_headers
-from django.utils.translation import get_language, gettext_lazy
+from django.utils.translation import get_language, gettext, gettext_lazy
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
 from boggle_site.hosts import absolute_url
 from games import history, round_image, state, throttle
 from games.api import error_response, find_room, json_api
-from games.exceptions import GameError, RoundNotFound, WrongRoundState
+from games.exceptions import GameError, InvalidInput, RoundNotFound, WrongRoundState
 from games.models import Room, Round
 from games.views import room_for_page
 
@@ -55,8 +55,12 @@ def round_list(request: HttpRequest, code: str) -> JsonResponse:
 @json_api
 @require_http_methods(["GET"])
 def game_stats(request: HttpRequest, code: str) -> JsonResponse:
+    """The current game's stats, or an earlier game's with ``?game=<n>``."""
     room = find_room(request, code)
-    return JsonResponse({"stats": history.game_stats(room)})
+    game = request.GET.get("game")
+    if game is not None and not (game.isdigit() and 1 <= int(game) <= room.game):
+        raise InvalidInput(gettext("game is the number of one of this room's games"))
+    return JsonResponse({"stats": history.game_stats(room, None if game is None else int(game))})
 
 
 def page_link(request: HttpRequest, room: Room, number: int) -> str:
@@ -117,6 +121,9 @@ def round_page(request: HttpRequest, code: str, number: int) -> HttpResponse:
             "number": number,
             "results": state.results(round_),
             "room_open": room.game_ended_at is None,
+            # A link to an ended game's round: say so, and whether a new game is open.
+            "game_over": round_.game < room.game or room.game_ended_at is not None,
+            "new_game_open": round_.game < room.game and room.game_ended_at is None,
             "page_url": page_link(request, room, number),
             "image_url": absolute_url(
                 request, reverse("games:round-picture", args=[room.code, number])

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from dataclasses import dataclass
 from pathlib import Path
 
 from dictionaries import services
-from dictionaries.models import DictionaryVersion
+from dictionaries.models import Dictionary, DictionaryVersion
 from games.models import Challenge
+from solver.dictionaries import NAMED_LISTS
 from solver.lexicon import Lexicon, load_lexicon
 
 # Lexicons kept loaded per process (least recently used dropped first): the current
@@ -68,6 +70,37 @@ def lexicon_for_round(round_) -> Lexicon:
     if version is None:
         version = current_version(round_.dictionary)
     return get_lexicon(version)
+
+
+@dataclass(frozen=True)
+class DictionaryFacts:
+    """What a room shows and rolls by, of its dictionary."""
+
+    # The shortest word it keeps (its rules' ``min_length``; 1 when there is no such
+    # dictionary): a room's shortest word is never below it, or the hints would promise
+    # words no round can accept.
+    min_length: int
+    # Its language code ("en", "fr"; "" when unknown): which dice a room rolls by default
+    # and which frequency list tells its common words.
+    language: str
+
+
+def dictionary_facts(name: str) -> DictionaryFacts:
+    """The facts of the dictionary ``name``, in one query (its admin row, else the named
+    list it is built from)."""
+    row = Dictionary.objects.filter(name=name).values_list("min_length", "language").first()
+    min_length, language = row if row is not None else (1, "")
+    if not language and name in NAMED_LISTS:
+        language = NAMED_LISTS[name].language
+    return DictionaryFacts(min_length or 1, (language or "").split("-")[0].lower())
+
+
+def shortest_kept(name: str) -> int:
+    return dictionary_facts(name).min_length
+
+
+def dictionary_language(name: str) -> str:
+    return dictionary_facts(name).language
 
 
 def house_words(room_id: int, dictionary: str) -> frozenset[str]:

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field, replace
 
 from django.db import InterfaceError, OperationalError, connection, transaction
 
+from games import common_words
 from games.lexicons import house_words, lexicon_for_round
 from games.models import Round, Submission
 from solver.board import Board, parse_board
@@ -89,6 +90,8 @@ class LiveRound:
     min_length: int
     instant_verdicts: bool
     house_words: frozenset[str]
+    # The solution's common words (games.common_words): an accepted one is flagged so.
+    common: frozenset[str] = frozenset()
     # Player id -> words accepted for them (this round).
     accepted: dict[int, set[str]] = field(default_factory=dict)
     # (player id, client_id) -> (word, verdict) of every answered entry with an id.
@@ -185,6 +188,7 @@ def load(room_id: int) -> Round | LiveRound | None:
         min_length=round_.min_length,
         instant_verdicts=round_.instant_verdicts,
         house_words=house_words(room_id, round_.dictionary),
+        common=common_words.round_common_words(round_.solution or [], round_.dictionary),
     )
     live.board.neighbours()  # computed (and cached by the solver) once, not per word
     stored = Submission.objects.filter(round_id=round_.id).values_list(

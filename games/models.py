@@ -16,7 +16,7 @@ from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from games.nicknames import nickname_key
-from solver.dice import DEFAULT_DICE_SET
+from solver.dice import default_dice_set
 from solver.scoring import default_min_length
 
 # Room codes: 8 characters from an alphabet without look-alikes (0/o, 1/l/i): about 40 bits,
@@ -110,9 +110,17 @@ class Room(models.Model):
         blank=True,
         help_text="The standing sent with game.ended (games.standings), kept for the state.",
     )
+    game = models.PositiveIntegerField(
+        default=1,
+        help_text="The game being played: new_game (a rematch in the same room) adds one.",
+    )
     locked = models.BooleanField(
         default=False,
         help_text="Newcomers wait for the host's yes (games.waiting_room); players come back freely.",
+    )
+    practice = models.BooleanField(
+        default=False,
+        help_text="A solo practice room (daily.practice): players may buy hints (games.hints).",
     )
 
     class Meta:
@@ -129,8 +137,10 @@ class Room(models.Model):
     def cols(self) -> int:
         return BoardSize(self.board_size).side
 
-    def effective_dice_set(self) -> str:
-        return self.dice_set or DEFAULT_DICE_SET[(self.rows, self.cols)]
+    def effective_dice_set(self, language: str = "") -> str:
+        """The set the room picked, else the default for its size and its dictionary's
+        ``language`` (games.lexicons.dictionary_language): a French room rolls French dice."""
+        return self.dice_set or default_dice_set(self.rows, self.cols, language)
 
     def effective_min_length(self) -> int:
         return self.min_length or default_min_length(self.rows, self.cols)
@@ -232,7 +242,12 @@ class Round(models.Model):
         ENDED = "ended", "ended"
 
     room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="rounds")
+    # Round numbers run on across the room's games (links to a round stay unique); totals
+    # and the standing count only the rounds of one game.
     number = models.PositiveIntegerField()
+    game = models.PositiveIntegerField(
+        default=1, help_text="The room's game this round belongs to."
+    )
     status = models.CharField(
         max_length=16, choices=Status.choices, default=Status.PREPARING, db_index=True
     )
@@ -304,6 +319,28 @@ class Submission(models.Model):
 
     def __str__(self) -> str:
         return f"{self.word} ({self.verdict})"
+
+
+class Hint(models.Model):
+    """Hints a player bought for one word of a round in a practice room (games.hints): the
+    first shows the word's first letters, each further one a letter more."""
+
+    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="hints")
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="hints")
+    word = models.CharField(max_length=80, help_text="A word of the round's solution.")
+    count = models.PositiveSmallIntegerField(default=1, help_text="Hints bought for this word.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["round", "player", "word"], name="one_hint_row_per_player_and_word"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.word} x{self.count}"
 
 
 class Challenge(models.Model):

@@ -54,9 +54,10 @@ def hold(channel_name: str, player_id: int) -> None:
     _open[channel_name] = player_id
 
 
-def do_connect(player: Player, channel_name: str) -> None:
+def do_connect(player: Player, channel_name: str) -> bool:
     """Record a socket of the player (held: ``hold``); ``player.online`` goes to the room
-    if they were offline."""
+    if they were offline. Returns whether they were online already (another tab, on any
+    process)."""
     with transaction.atomic():
         was_online = Connection.objects.live().filter(player=player).exists()
         Connection.objects.update_or_create(
@@ -66,6 +67,7 @@ def do_connect(player: Player, channel_name: str) -> None:
         if not was_online:
             room = Room.objects.get(pk=player.room_id)
             events.emit_to_room(room, "player.online", {"player_id": player.id, "online": True})
+    return was_online
 
 
 def forget(channel_name: str) -> None:

@@ -10,8 +10,11 @@ from collections import defaultdict
 from datetime import datetime
 from typing import NamedTuple
 
+from games import common_words, lexicons
+from games.hints import HINT_COST, round_score
 from games.models import Challenge, JoinRequest, Player, Room, Round, Submission
 from solver.board import parse_board
+from solver.common import words_left
 from solver.judge import Verdict
 from solver.scoring import points_table
 
@@ -20,12 +23,15 @@ def timestamp_ms(moment: datetime | None) -> int | None:
     return None if moment is None else int(moment.timestamp() * 1000)
 
 
-def player_dict(player: Player) -> dict:
+def player_dict(player: Player, total_points: int) -> dict:
+    """A player as the state's ``players`` and ``player.joined`` show them (one shape for
+    both, so a player who comes back keeps their points on every page)."""
     return {
         "id": player.id,
         "nickname": player.nickname,
         "online": player.online,
         "is_host": player.room.host_id == player.id,
+        "total_points": total_points,
     }
 
 
@@ -40,11 +46,13 @@ def join_request_dict(join_request: JoinRequest) -> dict:
 
 
 def settings_dict(room: Room) -> dict:
+    dictionary = lexicons.dictionary_facts(room.dictionary)
     return {
         "board_size": room.board_size,
-        "dice_set": room.effective_dice_set(),
+        "dice_set": room.effective_dice_set(dictionary.language),
         "round_seconds": room.round_seconds,
-        "min_length": room.effective_min_length(),
+        # What the lobby shows as the shortest word: never below what the dictionary keeps.
+        "min_length": max(room.effective_min_length(), dictionary.min_length),
         "dictionary": room.dictionary,
         "cancel_duplicates": room.cancel_duplicates,
         "instant_verdicts": room.instant_verdicts,
@@ -56,6 +64,8 @@ def round_dict(round_: Round) -> dict:
     """What everyone may see of a round (never other players' words)."""
     return {
         "number": round_.number,
+        "game": round_.game,
+        "number_in_game": number_in_game(round_),
         "status": round_.status,
         "board": round_.board,
         "rows": round_.rows,
@@ -72,7 +82,31 @@ def round_dict(round_: Round) -> dict:
         # String keys: JSON would make them strings anyway, and the Redis channel layer's
         # msgpack refuses int map keys (every socket in the room would close with 1011).
         "points_table": {str(n): p for n, p in points_table(round_.rows, round_.cols).items()},
+        "word_counts": word_counts(round_),
     }
+
+
+def number_in_game(round_: Round) -> int:
+    """The round's number within its game (1 for a game's first round): what players see,
+    while ``number`` runs on across a room's games (new_game) and stays in its addresses."""
+    if round_.game == 1:  # the room's first game: its rounds are 1, 2, 3 … (no query)
+        return round_.number
+    earlier = Round.objects.filter(
+        room_id=round_.room_id, game=round_.game, number__lt=round_.number
+    ).count()
+    return earlier + 1
+
+
+def word_counts(round_: Round) -> list[dict] | None:
+    """While a round runs: how many words of each length the board has, all and common
+    (games.common_words), for every player's "words left"; counts only, never the words."""
+    if round_.status != Round.Status.RUNNING or not round_.solution:
+        return None
+    common = common_words.round_common_words(round_.solution, round_.dictionary)
+    rows = words_left([entry[0] for entry in round_.solution], common, ())
+    return [
+        {"length": row["length"], "total": row["total"], "common": row["common"]} for row in rows
+    ]
 
 
 def _grid(round_: Round) -> list[list[str]]:
@@ -106,13 +140,18 @@ def results_dict(
     players: dict[int, Player],
     totals: dict[int, int],
     challenges: list[Challenge],
+    common: frozenset[str] = frozenset(),
+    hints_used: dict[int, int] | None = None,
 ) -> dict:
     """Everything a finished round shows: each player's words, totals, the solution.
 
     ``submissions``: the round's entries in order; ``players``: the round's players by id
     (every one who entered a word, and those listed without one); ``totals``: points by
     player id over the room's ended rounds up to this one; ``challenges``: the round's
-    challenges in order (see ``games.state.results``)."""
+    challenges in order (see ``games.state.results``); ``common``: the solution's words that
+    most players know (games.common_words), what "% of the common maximum" is measured on;
+    ``hints_used``: hints bought per player id (practice rooms, games.hints), each costing
+    ``HINT_COST`` points off the round's score, never below 0."""
     solution_paths = {entry[0]: entry[2] for entry in round_.solution}
     found_by: dict[str, list[int]] = defaultdict(list)
     per_player: dict[int, dict] = {}
@@ -123,6 +162,7 @@ def results_dict(
             "round_points": 0,
             "total_points": totals.get(player_id, 0),
             "share_of_max": 0.0,
+            "share_of_common_max": 0.0,
             "words": [],
             "rejected": [],
         }
@@ -137,6 +177,7 @@ def results_dict(
                     "points": submission.points or 0,
                     "cancelled": submission.cancelled,
                     "path": solution_paths.get(submission.word),
+                    "common": submission.word in common,
                 }
             )
             entry["round_points"] += submission.points or 0
@@ -151,10 +192,24 @@ def results_dict(
                     "reason": Verdict(submission.verdict).message,
                 }
             )
+    for player_id, used in (hints_used or {}).items():
+        if used and player_id in per_player:
+            entry = per_player[player_id]
+            entry["hints"] = used
+            entry["hint_points"] = used * HINT_COST
+            entry["round_points"] = round_score(entry["round_points"], used)
+    common_max = sum(entry[1] for entry in round_.solution if entry[0] in common)
     for entry in per_player.values():
         entry["words"].sort(key=lambda item: (-item["points"], item["word"]))
         if round_.max_points:
             entry["share_of_max"] = round(entry["round_points"] / round_.max_points, 4)
+        if common_max:
+            common_points = sum(
+                word["points"]
+                for word in entry["words"]
+                if word["common"] and not word["cancelled"]
+            )
+            entry["share_of_common_max"] = round(common_points / common_max, 4)
     ranked = sorted(
         per_player.values(),
         key=lambda e: (-e["round_points"], -e["total_points"], e["nickname"].lower()),
@@ -163,11 +218,19 @@ def results_dict(
         "round": round_dict(round_),
         "players": ranked,
         "solution": [
-            {"word": word, "points": points, "path": path, "found_by": found_by.get(word, [])}
-            for word, points, path in round_.solution
+            {
+                "word": word,
+                "points": points,
+                "path": path,
+                "found_by": found_by.get(word, []),
+                "common": word in common,
+            }
+            for word, points, path, *_ in round_.solution
         ],
         "max_points": round_.max_points,
         "word_count": len(round_.solution),
+        "common_max_points": common_max,
+        "common_word_count": sum(1 for entry in round_.solution if entry[0] in common),
         "challenges": [challenge_dict(challenge) for challenge in challenges],
     }
 
@@ -213,7 +276,7 @@ def room_state(
         "settings": settings_dict(room),
         "dictionaries": dictionaries,
         "host_id": room.host_id,
-        "players": [{**player_dict(p), "total_points": totals.get(p.id, 0)} for p in players],
+        "players": [player_dict(p, totals.get(p.id, 0)) for p in players],
         "round": None,
         "counts": counts,
         "my_words": [],

@@ -11,7 +11,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from games import events, presenters, signals
+from games import events, presenters, signals, state
 from games.checks import (
     apply_settings_parts,
     check_board,
@@ -81,7 +81,7 @@ def do_join_room(room: Room, nickname: Any) -> Player:
         Room.objects.filter(pk=room.pk).update(host=player)
         room.host_id = player.id
     player.is_online = False  # a socket comes next
-    events.emit_to_room(room, "player.joined", {"player": presenters.player_dict(player)})
+    events.emit_to_room(room, "player.joined", {"player": presenters.player_dict(player, 0)})
     return player
 
 
@@ -97,9 +97,7 @@ def former_player(room: Room, token: str | None, player_id: int | None) -> Playe
     else:
         return None
     if former is not None and former.kicked:
-        raise Kicked(
-            _("the host removed you from this room; only the host can let you back (unkick)")
-        )
+        raise Kicked(_("The host removed you from this room. Only the host can let you back in."))
     return former
 
 
@@ -118,14 +116,16 @@ def do_rejoin(room: Room, player: Player, nickname: Any) -> Player:
             _("%(nickname)r is taken in this room; pick another nickname") % {"nickname": cleaned}
         ) from None
     if not updated:  # kicked (or back already) a moment ago
-        raise Kicked(_("the host removed you from this room; only the host can let you back"))
+        raise Kicked(_("The host removed you from this room. Only the host can let you back in."))
     player.refresh_from_db()
     if room.host_id is None:
         Room.objects.filter(pk=room.pk).update(host=player)
         room.host_id = player.id
     player.room = room
     player.is_online = False  # a socket comes next
-    events.emit_to_room(room, "player.joined", {"player": presenters.player_dict(player)})
+    # Back with the points of this game's rounds played before they left (or were kicked).
+    points = state.room_totals(room).get(player.id, 0)
+    events.emit_to_room(room, "player.joined", {"player": presenters.player_dict(player, points)})
     return player
 
 

@@ -14,7 +14,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from dictionaries.exceptions import DictionaryError
-from games import events, live, presenters, signals, state
+from games import common_words, events, live, presenters, signals, state
 from games.checks import check_host, current_round
 from games.exceptions import (
     InvalidInput,
@@ -22,6 +22,7 @@ from games.exceptions import (
 )
 from games.lexicons import (
     current_version,
+    dictionary_language,
     get_lexicon,
     house_words,
     lexicon_for_round,
@@ -65,9 +66,11 @@ def do_start_round(host: Player) -> Round:
     computed by a task, which then starts the countdown."""
     check_host(host)
     room = Room.objects.select_for_update().get(pk=host.room_id)
+    previous = current_round(room.pk)
+    number = (previous.number + 1) if previous else 1
+    signals.round_starting.send(sender=Room, room=room, number=number)  # may refuse (daily)
     if room.game_ended_at is not None:  # games.standings.do_end_game
         raise WrongRoundState(_("the game has ended: no more rounds in this room"))
-    previous = current_round(room.pk)
     if previous is not None and previous.status != Round.Status.ENDED:
         raise WrongRoundState(_("a round is already under way"))
     try:
@@ -81,17 +84,19 @@ def do_start_round(host: Player) -> Round:
     if room.next_board:
         board_text, dice_set = room.next_board, ""
     else:
-        dice_set = room.effective_dice_set()
+        dice_set = room.effective_dice_set(dictionary_language(room.dictionary))
         board_text = roll(dice_set).to_text()
     board = parse_board(board_text)
     round_ = Round.objects.create(
         room=room,
-        number=(previous.number + 1) if previous else 1,
+        number=number,
+        game=room.game,
         board=board.to_text(),
         rows=board.rows,
         cols=board.cols,
         dice_set=dice_set,
-        min_length=room.effective_min_length(),
+        # A list that keeps no shorter words makes the round's shortest word longer.
+        min_length=max(room.effective_min_length(), version.rules.get("min_length", 1)),
         dictionary=room.dictionary,
         dictionary_version=version,
         cancel_duplicates=room.cancel_duplicates,
@@ -119,6 +124,8 @@ def do_prepare_round(round_id: int) -> bool:
     if round_ is None or round_.status != Round.Status.PREPARING:
         return False
     words = _solve(round_, lexicon_for_round(round_))
+    # Which words most players know (games.common_words): stored with each word.
+    common = common_words.common_in((w.word for w in words), round_.dictionary)
     with transaction.atomic():
         starts_at = timezone.now() + timedelta(seconds=COUNTDOWN_SECONDS)
         ends_at = (
@@ -126,7 +133,7 @@ def do_prepare_round(round_id: int) -> bool:
         )
         updated = Round.objects.filter(pk=round_id, status=Round.Status.PREPARING).update(
             status=Round.Status.RUNNING,
-            solution=[[w.word, w.points, list(w.path)] for w in words],
+            solution=[[w.word, w.points, list(w.path), w.word in common] for w in words],
             max_points=sum(w.points for w in words),
             starts_at=starts_at,
             ends_at=ends_at,

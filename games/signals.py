@@ -9,6 +9,13 @@ so receivers do their writes in their own ``transaction.atomic()`` block (a save
 ``player_joining``: sent by ``games.rooms.do_join_room`` before a new player is added, with
 ``room``. A receiver refuses the join by raising a ``games.exceptions.GameError``.
 
+``round_starting``: sent by ``games.rounds.do_start_round`` before a round is made, with
+``room`` (its row locked) and ``number`` (the new round's number in the room). A receiver
+refuses the round by raising a ``games.exceptions.GameError`` (daily: one round a room).
+
+``game_starting``: sent by ``games.standings.do_new_game`` before the next game starts, with
+``room`` (its row locked). A receiver refuses the rematch by raising a ``GameError``.
+
 ``next_board_set``: sent by ``games.rooms.do_set_next_board`` inside its transaction (the
 room's row locked), after the host's ``set_board`` is saved, with ``room`` and ``board``
 (the ``solver.board.Board`` set, or None when the host cleared it). A receiver that fails
@@ -28,5 +35,7 @@ from django.dispatch import Signal
 
 round_ended = Signal()
 player_joining = Signal()
+round_starting = Signal()
+game_starting = Signal()
 next_board_set = Signal()
 housekeeping = Signal()

@@ -1,6 +1,8 @@
-"""The end of a game: the host ends it between rounds (``end_game``) and everyone gets the
-final standing (``game.ended``): the players ranked by their points over all the room's
-rounds, and the winner(s). No round starts after it, and no challenge changes it."""
+"""The end of a game and the rematch. The host ends the game between rounds (``end_game``)
+and everyone gets the final standing (``game.ended``): the players ranked by their points
+over the game's rounds, and the winner(s). No round starts after it, and no challenge
+changes it. Then the host may start a new game in the same room (``new_game``): the same
+players, link and code, totals from zero; the ended game's rounds stay in the history."""
 
 from __future__ import annotations
 
@@ -8,18 +10,23 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from games import events, presenters, state
+from games import events, presenters, signals, state
 from games.checks import check_host, current_round
 from games.exceptions import WrongRoundState
 from games.models import Player, Room, Round, Submission
 
 
 def standing(room: Room) -> dict:
-    """The players ranked by total points over the room's ended rounds (highest first, then
-    nickname); equal totals share a rank (1, 1, 3). The players: everyone active now and
-    everyone who entered a word in one of the rounds (also if they left or were kicked)."""
+    """The players ranked by total points over the ended rounds of the room's current game
+    (highest first, then nickname); equal totals share a rank (1, 1, 3). The players:
+    everyone active now and everyone who entered a word in one of the game's rounds (also
+    if they left or were kicked)."""
     totals = state.room_totals(room)
-    entered = set(Submission.objects.filter(round__room=room).values_list("player_id", flat=True))
+    entered = set(
+        Submission.objects.filter(round__room=room, round__game=room.game).values_list(
+            "player_id", flat=True
+        )
+    )
     players = [
         player
         for player in Player.objects.filter(room=room).order_by("joined_at", "id")
@@ -33,8 +40,9 @@ def standing(room: Room) -> dict:
         ranked.append(
             {"rank": rank, "id": player.id, "nickname": player.nickname, "total_points": points}
         )
-    rounds = Round.objects.filter(room=room, status=Round.Status.ENDED).count()
+    rounds = Round.objects.filter(room=room, game=room.game, status=Round.Status.ENDED).count()
     return {
+        "game": room.game,
         "players": ranked,
         "winners": [entry["id"] for entry in ranked if entry["rank"] == 1],
         "rounds": rounds,
@@ -55,7 +63,7 @@ def do_end_game(host: Player) -> dict:
     room = Room.objects.select_for_update().get(pk=host.room_id)
     check_game_on(room)
     latest = current_round(room.pk)
-    if latest is None:
+    if latest is None or latest.game != room.game:
         raise WrongRoundState(_("no round has been played yet: play one before ending the game"))
     if latest.status != Round.Status.ENDED:
         raise WrongRoundState(_("the game ends between rounds; end this round first"))
@@ -64,3 +72,21 @@ def do_end_game(host: Player) -> dict:
     room.save(update_fields=["game_ended_at", "final_standing"])
     events.emit_to_room(room, "game.ended", {"standing": room.final_standing})
     return room.final_standing
+
+
+@transaction.atomic
+def do_new_game(host: Player) -> int:
+    """A rematch: after ``end_game``, the host starts the next game in the same room. Totals
+    start from zero (they count the new game's rounds only); the players, the link, the
+    settings and the history stay. Sends ``game.started``; returns the new game's number."""
+    check_host(host)
+    room = Room.objects.select_for_update().get(pk=host.room_id)
+    signals.game_starting.send(sender=Room, room=room)  # a receiver may refuse (daily)
+    if room.game_ended_at is None:
+        raise WrongRoundState(_("this game is still on: end it before starting a new one"))
+    room.game += 1
+    room.game_ended_at = None
+    room.final_standing = None
+    room.save(update_fields=["game", "game_ended_at", "final_standing"])
+    events.emit_to_room(room, "game.started", {"game": room.game})
+    return room.game

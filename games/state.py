@@ -9,9 +9,11 @@ from typing import Any
 
 from django.db.models import Sum
 
-from games import live, live_counts, presenters, waiting_room
+from games import common_words, hints, live, live_counts, presenters, waiting_room
 from games.lexicons import available_dictionaries
 from games.models import Player, Room, Round, Submission
+from solver import common as solver_common
+from solver.judge import Verdict
 
 # Parts of a room's state that other apps own (the photos app: the board photo being read
 # or read and not yet used), added by their AppConfig.ready: games does not import them.
@@ -24,12 +26,21 @@ def add_state_part(part: StatePart) -> None:
         _parts.append(part)
 
 
-def room_totals(room: Room, through_round: int | None = None) -> dict[int, int]:
-    """Running totals: each player's points over the room's ended rounds, or over those
-    up to round number ``through_round`` (what that round's results show)."""
-    rounds = Submission.objects.filter(round__room=room, round__status=Round.Status.ENDED)
+def room_totals(
+    room: Room, through_round: int | None = None, game: int | None = None
+) -> dict[int, int]:
+    """Running totals: each player's points over the ended rounds of ``game`` (the room's
+    current game by default; a rematch starts from zero), or over those up to round number
+    ``through_round`` (what that round's results show)."""
+    rounds = Submission.objects.filter(
+        round__room=room,
+        round__status=Round.Status.ENDED,
+        round__game=room.game if game is None else game,
+    )
     if through_round is not None:
         rounds = rounds.filter(round__number__lte=through_round)
+    if room.practice:  # each round's score less its hints (games.hints)
+        return hints.totals_after_hints(rounds)
     rows = rounds.values("player_id").annotate(total=Sum("points", default=0))
     return {row["player_id"]: row["total"] or 0 for row in rows}
 
@@ -60,8 +71,17 @@ def results(round_: Round) -> dict:
     for player in players.values():
         player.room = room  # presenters read the host from it
     challenges = list(round_.challenges.select_related("player", "round").order_by("id"))
-    totals = room_totals(room, through_round=round_.number)
-    return presenters.results_dict(round_, submissions, players, totals, challenges)
+    totals = room_totals(room, through_round=round_.number, game=round_.game)
+    common = common_words.round_common_words(round_.solution, round_.dictionary)
+    used = {
+        player_id: count
+        for (_, player_id), count in (
+            hints.hints_used([round_.id]) if room.practice else {}
+        ).items()
+    }
+    return presenters.results_dict(
+        round_, submissions, players, totals, challenges, common, hints_used=used
+    )
 
 
 def in_room_at_end(player: Player, round_: Round) -> bool:
@@ -72,6 +92,26 @@ def in_room_at_end(player: Player, round_: Round) -> bool:
     return player.joined_at <= end and (player.left_at is None or player.left_at > end)
 
 
+def words_left(current: Round | None, viewer: Player | None, mine: list[Submission]) -> dict | None:
+    """A player's "words left" during a round: counts per length of the board's words, all
+    and common ones, and how many the player has not found. Counts only: the words a player
+    has not found are never sent before the round ends. With verdicts hidden until the end,
+    nothing is subtracted (that would tell which entries count)."""
+    if viewer is None or current is None or current.status != Round.Status.RUNNING:
+        return None
+    found = (
+        {s.word for s in mine if s.verdict == Verdict.ACCEPTED}
+        if current.instant_verdicts
+        else set()
+    )
+    common = common_words.round_common_words(current.solution, current.dictionary)
+    words = [entry[0] for entry in current.solution]
+    return {
+        "by_length": solver_common.words_left(words, common, found),
+        "verdicts_hidden": not current.instant_verdicts,
+    }
+
+
 def room_state(room: Room, viewer: Player | None = None) -> dict:
     """The full picture after connecting, reloading or missing an event. Refused entries
     this process still holds in memory are written first: they are part of "my words"."""
@@ -79,7 +119,8 @@ def room_state(room: Room, viewer: Player | None = None) -> dict:
     players = [p for p in room.players.filter(left_at__isnull=True).with_presence() if not p.kicked]
     for player in players:
         player.room = room
-    current = room.rounds.order_by("-number").first()
+    # The current game's latest round: after new_game, none yet (the players are in the lobby).
+    current = room.rounds.filter(game=room.game).order_by("-number").first()
     counts: dict[str, int] = {}
     mine: list[Submission] = []
     ended_results = None
@@ -102,8 +143,19 @@ def room_state(room: Room, viewer: Player | None = None) -> dict:
         ended_results,
         available_dictionaries(),
     )
+    state["words_left"] = words_left(current, viewer, mine)
+    if state["words_left"] is not None and current is not None:
+        # The page counts the words the player finds from here on (each verdict says too).
+        common = common_words.round_common_words(current.solution, current.dictionary)
+        for word in state["my_words"]:
+            if word.get("accepted"):
+                word["common"] = word["word"] in common
+    # Solo practice rooms: the hint cost and the viewer's hints this round (games.hints).
+    state["hints"] = hints.state_part(room, current, viewer)
     # The final standing once the host ended the game (games.standings), else None.
     state["standing"] = room.final_standing
+    # Which of the room's games this is: new_game (a rematch) adds one (games.standings).
+    state["game"] = room.game
     # Kicked players the host has not let back (``unkick`` takes their id).
     state["kicked"] = [
         {"id": player_id, "nickname": nickname}

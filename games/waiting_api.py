@@ -81,7 +81,7 @@ def _answer(
         player = join_request.player
         if player.kicked:
             raise Kicked(
-                _("the host removed you from this room; only the host can let you back (unkick)")
+                _("The host removed you from this room. Only the host can let you back in.")
             )
         if player.left_at is not None:  # let in, then left: back as that player
             player = rooms.do_rejoin(room, player, nickname)

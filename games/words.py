@@ -24,6 +24,7 @@ from django.utils.translation import gettext as _
 from games import live as live_rounds
 from games import live_counts, text, writers
 from games.exceptions import InvalidInput, NotAPlayer, WrongRoundState
+from games.lexicons import lexicon_for_round
 from games.live import LiveRound
 from games.messages import verdict_text
 from games.models import Player, Round, Submission
@@ -217,6 +218,40 @@ def round_over(entry: str, client_id: str) -> SubmitResult:
     return SubmitResult(entry.strip().lower()[:MAX_ENTRY_LENGTH], ROUND_OVER, client_id)
 
 
+def stored_answer(room_id: int, player_id: int, entry: str, client_id: str) -> SubmitResult | None:
+    """The first answer to this entry when it is a resend (same ``client_id``, same word) of
+    one stored in the room's latest round that started, else None. Read from the database,
+    not this process's memory: the round may have ended, or the entry may have been
+    answered by another process. Worker thread."""
+    live_rounds.flush_refused(room_id=room_id)  # this process's refused entries first
+    round_ = (
+        Round.objects.filter(room_id=room_id, status__in=[Round.Status.RUNNING, Round.Status.ENDED])
+        .select_related("dictionary_version")
+        .order_by("-number")
+        .first()
+    )
+    if round_ is None:
+        return None
+    stored = (
+        Submission.objects.filter(round_id=round_.id, player_id=player_id, client_id=client_id)
+        .values_list("word", "verdict")
+        .first()
+    )
+    if stored is None or stored[0] != as_judged(entry, lexicon_for_round(round_)):
+        return None  # not a resend: a late new entry is answered round_over
+    return SubmitResult(stored[0], stored[1], client_id, round_.instant_verdicts, True)
+
+
+async def _late(room_id: int, player_id: int, entry: str, client_id: str) -> SubmitResult:
+    """The answer to an entry that reached the server after the deadline: a resend answers
+    as the first time, anything else ``round_over``."""
+    if client_id:
+        stored = await writers.run(stored_answer, room_id, player_id, entry, client_id)
+        if stored is not None:
+            return stored
+    return round_over(entry, client_id)
+
+
 async def submit(
     room_id: int,
     player_id: int,
@@ -233,9 +268,11 @@ async def submit(
     if live is None:
         live = await writers.run(running_round, room_id)
         if live is None:
-            return round_over(entry, client_id)
+            return await _late(room_id, player_id, entry, client_id)
     outcome = judge(live, player_id, entry, client_id, received_at)
     if isinstance(outcome, SubmitResult):
+        if outcome.verdict == ROUND_OVER:
+            return await _late(room_id, player_id, entry, client_id)
         return outcome
     live.writing += 1
     try:
@@ -250,10 +287,15 @@ def do_submit_word(
     """The same path for synchronous callers (tests, scripts): judge and store an entry."""
     entry, client_id = check_entry(entry, client_id)
     live = running_round(player.room_id)
-    if live is None:
-        return round_over(entry, client_id)
     arrived = time.time() if received_at is None else received_at
-    outcome = judge(live, player.id, entry, client_id, arrived)
+    outcome = (
+        round_over(entry, client_id)
+        if live is None
+        else judge(live, player.id, entry, client_id, arrived)
+    )
     if isinstance(outcome, SubmitResult):
+        if outcome.verdict == ROUND_OVER and client_id:
+            return stored_answer(player.room_id, player.id, entry, client_id) or outcome
         return outcome
+    assert live is not None  # judged above
     return store(live, player.id, outcome, client_id)

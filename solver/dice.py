@@ -98,11 +98,35 @@ SUPER_BIG_6X6 = DiceSet(
     ),
 )
 
+# The French edition's 16 dice: more vowels and S, R, L, fewer K, W, Y and H than the
+# English sets; its Q face is a plain "Q", the Qu die of the French game. The letter
+# distribution as published for the French Boggle (the same 16 dice in the French-language
+# course exercise castooc/Boggle, boggle.py, dice de1-de16).
+CLASSIC_FRENCH = DiceSet(
+    "classic-fr",
+    "Classic 4x4, French edition",
+    4,
+    4,
+    _dice(
+        "ETUKNO EVGTIN DECAMP IELRUW EHIFSE RECALS ENTDOS OFXRIA NAVEDZ EIOATA GLENYU BMAQJO"
+        " TLIBRA SPULTE AIMSOR ENHRIS"
+    ),
+)
+
 DICE_SETS: dict[str, DiceSet] = {
-    dice_set.name: dice_set for dice_set in (CLASSIC_1992, CLASSIC_1976, BIG_5X5, SUPER_BIG_6X6)
+    dice_set.name: dice_set
+    for dice_set in (CLASSIC_1992, CLASSIC_1976, CLASSIC_FRENCH, BIG_5X5, SUPER_BIG_6X6)
 }
 # The set a board size rolls from unless a room picks another.
 DEFAULT_DICE_SET = {(4, 4): "classic", (5, 5): "big", (6, 6): "super-big"}
+# A language's own edition where there is one: (language, rows, cols) -> set.
+DEFAULT_DICE_SET_BY_LANGUAGE = {("fr", 4, 4): "classic-fr"}
+
+
+def default_dice_set(rows: int, cols: int, language: str = "") -> str:
+    """The set a board of this size rolls from when the room picked none: the edition of
+    the dictionary's language if it has one, else the English one."""
+    return DEFAULT_DICE_SET_BY_LANGUAGE.get((language, rows, cols), DEFAULT_DICE_SET[(rows, cols)])
 
 
 def get_dice_set(name: str) -> DiceSet:

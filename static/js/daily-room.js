@@ -2,7 +2,7 @@
 // round ends, the results say where the game landed on today's leaderboard and link back.
 // The room page's own modules run the game; this one only watches the phase they set.
 
-import { getJSON } from "./lib/api.js";
+import { ApiError, getJSON, postJSON } from "./lib/api.js";
 import { $, h } from "./lib/dom.js";
 import { gettext, ngettext } from "./lib/i18n.js";
 
@@ -40,9 +40,34 @@ function message(daily) {
   return gettext("Your score is on its way to today's leaderboard.");
 }
 
+// Practice after the daily board: the same size and length as the daily board, under the
+// same nickname (POST /api/practice, as the start page's "Practice alone" card).
+const PRACTICE_SETTINGS = { board_size: "4x4", round_seconds: 180 };
+
+function myNickname() {
+  const me = (initial.players || []).find((player) => player.id === initial.you);
+  return me ? me.nickname : gettext("Me");
+}
+
+async function practice(button, error) {
+  button.disabled = true;
+  error.hidden = true;
+  try {
+    const { room } = await postJSON("/api/practice", { nickname: myNickname(), settings: PRACTICE_SETTINGS });
+    window.location.assign(`/r/${room.code}/`);
+  } catch (failure) {
+    error.textContent = failure instanceof ApiError ? failure.message : gettext("Something went wrong. Please try again.");
+    error.hidden = false;
+    button.disabled = false;
+  }
+}
+
 function banner() {
   let box = $("#daily-result");
   if (!box) {
+    const error = h("p", { class: "form-error", role: "alert", hidden: true });
+    const practiceButton = h("button", { type: "button", class: "button small", id: "daily-practice" }, gettext("Practice alone"));
+    practiceButton.addEventListener("click", () => practice(practiceButton, error));
     box = h(
       "div",
       { id: "daily-result", class: "daily-result", role: "status" },
@@ -50,9 +75,11 @@ function banner() {
       h(
         "p",
         { class: "daily-result-links" },
-        h("a", { class: "button small", href: `/daily/?date=${initial.daily.date}` }, gettext("Today's leaderboard")),
+        h("a", { class: "button small primary", href: `/daily/?date=${initial.daily.date}` }, gettext("Today's leaderboard")),
+        practiceButton,
         h("a", { class: "button small", href: "/#daily-card" }, gettext("Back to the start page")),
       ),
+      error,
     );
     $("#results-panel .results-head").after(box);
   }

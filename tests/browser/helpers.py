@@ -179,6 +179,13 @@ def my_word(page: Page, word: str, kind: str = "good"):
     return page.locator(f'#my-words li.word.{kind}[data-word="{word}"]')
 
 
+def player_words(page: Page, nickname: str):
+    """The results' section of one player's words, told by its heading: the sections'
+    text names other players too (who else found a word)."""
+    heading = page.locator("h3 .nickname").get_by_text(nickname, exact=True)
+    return page.locator(".player-words").filter(has=heading)
+
+
 def overflowing(page: Page) -> list[str]:
     """Visible elements reaching past the viewport's sides, and the page's scroll width."""
     return page.evaluate(
@@ -193,7 +200,10 @@ def overflowing(page: Page) -> list[str]:
           const box = el.getBoundingClientRect();
           if (!box.width || !box.height) continue;
           if (box.right > width + 1 || box.left < -1) {
-            found.push(`${el.tagName.toLowerCase()}${el.id ? '#' + el.id : ''}.${el.className}: ${Math.round(box.left)}..${Math.round(box.right)}`);
+            // Named with its parent and text, so that a failure says which element it is.
+            const parent = el.parentElement ? `${el.parentElement.tagName.toLowerCase()}.${el.parentElement.className} > ` : '';
+            const text = (el.textContent || '').trim().slice(0, 24);
+            found.push(`${parent}${el.tagName.toLowerCase()}${el.id ? '#' + el.id : ''}.${el.className} "${text}": ${Math.round(box.left)}..${Math.round(box.right)}`);
           }
         }
         return found;

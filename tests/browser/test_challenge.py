@@ -17,6 +17,7 @@ from tests.browser.helpers import (
     create_room,
     join_room,
     my_word,
+    player_words,
     screenshot,
     type_word,
     wait_until_playing,
@@ -122,7 +123,7 @@ def test_player_challenges_a_refused_word_and_the_host_accepts_it(site, browser)
         rescored = expected(bob_word.points + odd_points)
         for page in (ann, bob):
             expect(page.locator(".challenge-list")).to_contain_text("Accepted ✓")
-            accepted = page.locator(".player-words", has_text="Bob").locator(
+            accepted = player_words(page, "Bob").locator(
                 f'.chip.good .chip-button[data-word="{odd}"]'
             )
             expect(accepted).to_contain_text(f"+{odd_points} · accepted on challenge")
@@ -199,7 +200,7 @@ def test_the_hosts_own_challenge_is_decided_by_the_other_players_votes(site, bro
         for page in (ann, bob, carl):
             expect(page.locator(".challenge-list")).to_contain_text("Accepted ✓")
             expect(page.locator(".challenge-list").get_by_role("button")).to_have_count(0)
-            accepted = page.locator(".player-words", has_text="Ann").locator(
+            accepted = player_words(page, "Ann").locator(
                 f'.chip.good .chip-button[data-word="{odd}"]'
             )
             expect(accepted).to_contain_text(f"+{points} · accepted on challenge")

@@ -148,3 +148,42 @@ def test_the_home_page_fits_a_laptop(site, browser) -> None:
         assert errors == []
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["phone", "laptop"])
+def test_a_daily_game_ends_with_the_leaderboard_and_practice_not_a_round_2(
+    site, browser, viewport
+) -> None:
+    """The daily board is one round: its results offer today's leaderboard and practice
+    alone (a new room, same 4x4 and 3 minutes), never "Start round 2" (a random board that
+    is not the daily one) nor "End game"."""
+    context = browser.new_context(viewport=viewport)
+    try:
+        page = context.new_page()
+        errors = watch_errors(page)
+        page.goto(site.url + "/")
+        page.get_by_label("Nickname on the leaderboard").fill("Olga")
+        page.get_by_role("button", name="Play today's board").click()
+        page.wait_for_url("**/r/*/")
+        code = page.url.rstrip("/").rsplit("/", 1)[1]
+        wait_until_playing(page)
+        site.end_round_now(code)
+        expect(page.locator("#results-panel")).to_be_visible(timeout=15_000)
+        result = page.locator("#daily-result")
+        expect(result).to_contain_text("no points this time")
+        expect(page.locator("#next-round")).to_be_hidden()
+        expect(page.locator("#next-wait")).to_be_hidden()
+        expect(page.get_by_role("button", name=re.compile("Start round"))).to_have_count(0)
+        expect(page.locator("#end-game-button")).to_have_count(0)
+        expect(result.get_by_role("link", name="Today's leaderboard")).to_be_visible()
+        screenshot(page, f"daily-results-onwards-{viewport['width']}")
+        assert overflowing(page) == []
+
+        result.get_by_role("button", name="Practice alone").click()
+        page.wait_for_url(re.compile(r"/r/(?!" + code + r")\w+/$"))
+        wait_until_playing(page)
+        expect(page.locator("#play-board .board")).to_have_attribute("data-size", "4x4")
+        expect(page.locator("#daily-result")).to_have_count(0)
+        assert errors == []
+    finally:
+        context.close()

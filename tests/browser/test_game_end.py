@@ -4,8 +4,6 @@ rounds, challenges or votes are offered."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
 from playwright.sync_api import expect
 
@@ -83,8 +81,7 @@ def test_host_ends_the_game_and_everyone_sees_the_final_standing(site, browser) 
             expect(panel).to_be_visible()
             expect(panel.locator("#standing-title")).to_have_text("Final standing")
             expect(panel).to_contain_text("After 1 round")
-            expect(panel).to_contain_text("start a new room")
-            expect(panel.get_by_role("button", name="Start a new room")).to_be_visible()
+            expect(panel.get_by_role("button", name="Start a new room")).to_have_count(0)
             expect(page.locator("#next-round")).to_be_hidden()
             expect(page.locator("#next-wait")).to_be_hidden()
             expect(page.locator("#end-game")).to_be_hidden()
@@ -109,11 +106,9 @@ def test_host_ends_the_game_and_everyone_sees_the_final_standing(site, browser) 
         assert standing_rows(bob) == expected
         expect(bob.locator("#next-wait")).to_be_hidden()
 
-        # "Start a new room": a fresh room, hosted by this player.
-        bob.get_by_role("button", name="Start a new room").click()
-        bob.wait_for_url(re.compile(r"/r/(?!" + code + r"/)[a-z0-9]+/$"))
-        expect(bob.locator("#lobby-panel")).to_be_visible()
-        expect(bob.locator("#start-round")).to_be_visible()
+        # The group stays together: the host's "New game" (tests/browser/test_rematch.py).
+        expect(ann.get_by_role("button", name="New game")).to_be_visible()
+        expect(bob.locator("#waiting-new-game")).to_have_text("Waiting for the host's new game")
 
         assert ann_errors == [] and bob_errors == []
     finally:

@@ -98,7 +98,7 @@ def test_the_switch_turns_a_dutch_phone_french(browser, site) -> None:
     expect(page.locator("html")).to_have_attribute("lang", "fr")
     expect(page.get_by_role("heading", name="Lancer une partie")).to_be_visible()
     assert page.url == site.url + "/"
-    create_room_in(page, site.url, "Camille", "Ton pseudo", "Créer un salon")
+    create_room_in(page, site.url, "Camille", "Votre pseudo", "Créer un salon")
     expect(page.locator("#start-round")).to_have_text("Lancer la manche 1")
     expect(page.locator("#lobby-text")).to_contain_text("chacun joue sur son téléphone")
     # The switch on the room page, open, over the lobby: nothing leaves the screen; a tap
@@ -118,7 +118,7 @@ def test_a_french_laptop_sees_french_results(browser, site) -> None:
     context = browser.new_context(locale="fr-FR", viewport=DESKTOP)
     page = context.new_page()
     errors = watch_errors(page)
-    create_room_in(page, site.url, "Léa", "Ton pseudo", "Créer un salon")
+    create_room_in(page, site.url, "Léa", "Votre pseudo", "Créer un salon")
     code = page.url.rstrip("/").rsplit("/", 1)[1]
     page.locator("#start-round").click()
     wait_until_playing(page)

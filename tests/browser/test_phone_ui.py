@@ -132,13 +132,16 @@ def test_without_web_share_the_invitation_copies_the_link(site, browser) -> None
     ids=["phone", "laptop"],
 )
 def test_own_words_are_in_view_during_a_round(site, browser, viewport) -> None:
-    """After three words, the latest one and the count show without scrolling."""
+    """After three words and a refused entry, the latest word and the count (entries and
+    accepted words apart) show without scrolling."""
     phone = viewport == PHONE
     context = phone_context(browser) if phone else browser.new_context(viewport=viewport)
     try:
         page = context.new_page()
         errors = watch_errors(page)
         _, found = start_solo_round(page, site.url, "Ann")
+        type_word(page, "zzxq")  # refused: not on the board
+        expect(page.locator('#recent-list .recent-word.bad[data-word="zzxq"]')).to_be_visible()
         for word in found[1:3]:
             type_word(page, word.word)
             expect(my_word(page, word.word)).to_be_visible()
@@ -148,7 +151,7 @@ def test_own_words_are_in_view_during_a_round(site, browser, viewport) -> None:
         expect(recent).to_be_visible()
         assert in_viewport(page, f'#recent-list .recent-word[data-word="{latest}"]')
         assert in_viewport(page, "#recent-count")
-        expect(page.locator("#recent-count")).to_have_text("(3)")
+        expect(page.locator("#recent-count")).to_have_text("(4 entered, 3 accepted)")
         # Newest first.
         expect(page.locator("#recent-list .recent-word").first).to_have_attribute(
             "data-word", latest

@@ -15,6 +15,7 @@ from tests.browser.helpers import (
     drag_word,
     join_room,
     my_word,
+    player_words,
     screenshot,
     tap_word,
     type_word,
@@ -122,13 +123,13 @@ def test_two_players_play_a_round_and_see_the_same_results(site, browser) -> Non
 
         for page in (ann, bob):
             for player in ("Ann", "Bob"):
-                section = page.locator(".player-words", has_text=player)
+                section = player_words(page, player)
                 cancelled = section.locator(
                     f'.chip.cancelled .chip-button[data-word="{shared.word}"]'
                 )
                 expect(cancelled).to_contain_text("duplicate · 0")
                 expect(cancelled.locator("s")).to_have_text(shared.word)
-            refused = page.locator(".player-words", has_text="Ann").locator(".chip.rejected")
+            refused = player_words(page, "Ann").locator(".chip.rejected")
             expect(refused).to_contain_text("not on the board")
             expect(refused.locator("s")).to_have_text("xyzzyq")
 

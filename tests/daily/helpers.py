@@ -52,4 +52,4 @@ def play(round_: Round, player: Player, entries: list[str]) -> None:
 def words_of(round_: Round, count: int) -> list[str]:
     """The best ``count`` words on the round's board (its solution, highest points first)."""
     round_.refresh_from_db()
-    return [word for word, _points, _path in round_.solution[:count]]
+    return [entry[0] for entry in round_.solution[:count]]

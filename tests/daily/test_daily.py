@@ -12,8 +12,9 @@ from django.test import Client
 from django.utils import timezone
 
 from daily.models import DailyBoard, DailyGame, DailyScore
-from games import rooms, rounds, words
-from games.models import Player, Round
+from games import rooms, rounds, standings, words
+from games.exceptions import GameError
+from games.models import Player, Room, Round
 from tests.daily.helpers import DAY, begin, get, play, post, start, words_of
 
 pytestmark = pytest.mark.django_db
@@ -45,7 +46,7 @@ def test_the_score_is_recorded_when_the_round_ends() -> None:
     assert rounds.do_end_round(round_.id)
     score = DailyScore.objects.get(date=DAY)
     round_.refresh_from_db()
-    points = {word: pts for word, pts, _ in round_.solution}
+    points = {word: pts for word, pts, *_ in round_.solution}
     assert (score.nickname, score.words) == ("Ann", 3)
     assert score.points == sum(points[word] for word in found) > 0
     assert score.best_word == found[0]
@@ -232,3 +233,35 @@ def test_staff_see_boards_attempts_and_scores_in_the_admin(admin_client: Client)
         response = admin_client.get(f"/admin/daily/{model}/")
         assert response.status_code == 200, model
     assert "2026" in admin_client.get("/admin/daily/dailyboard/").content.decode()
+
+
+def test_a_daily_room_plays_one_round_no_second_round_and_no_new_game() -> None:
+    """The page offers no "Start round 2" in a daily room; a hand-made ``start_round`` (or
+    ``new_game``) is refused too: a second round would be a random board, not the daily."""
+    client = Client()
+    _, round_, ann = start(client, "Ann")
+    with pytest.raises(GameError) as running:  # while its round is on
+        rounds.do_start_round(ann)
+    assert running.value.code == "daily_room"
+    play(round_, ann, [])
+    with pytest.raises(GameError) as refused:
+        rounds.do_start_round(ann)
+    assert refused.value.code == "daily_room"
+    assert "one round" in refused.value.message
+    standings.do_end_game(ann)
+    with pytest.raises(GameError) as rematch:
+        standings.do_new_game(ann)
+    assert rematch.value.code == "daily_room"
+    room = Room.objects.get(pk=round_.room_id)
+    assert (room.game, Round.objects.filter(room=room).count()) == (1, 1)
+    # The result stands, and ordinary (practice) rooms still play on.
+    assert DailyScore.objects.get(date=DAY).nickname == "Ann"
+    status, practice = post(client, "/api/practice", {"nickname": "Ann"})
+    assert status == 201
+    host = Player.objects.get(pk=practice["player"]["id"])
+    play(Round.objects.get(room=host.room, number=1), host, [])
+    second = rounds.do_start_round(host)
+    assert second.number == 2
+    play(second, host, [])
+    standings.do_end_game(host)
+    assert standings.do_new_game(host) == 2

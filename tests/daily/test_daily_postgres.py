@@ -58,8 +58,8 @@ def scenario() -> dict:
         )
         round_.refresh_from_db()
         player = Player.objects.get(room__code=code)
-        for word, _points, _path in round_.solution[:count]:
-            words.do_submit_word(player, word)
+        for entry in round_.solution[:count]:
+            words.do_submit_word(player, entry[0])
         assert rounds.do_end_round(round_.id)
 
     def device() -> Client:

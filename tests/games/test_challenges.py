@@ -21,10 +21,11 @@ from django.utils import timezone
 
 from dictionaries import services
 from dictionaries.models import Dictionary
-from games import challenges, lexicons, rooms, rounds, state, words
+from games import challenges, lexicons, presenters, rooms, rounds, state, words
 from games.exceptions import InvalidInput, NotHost, RoundNotFound, WrongRoundState
 from games.lexicons import lexicon_for_round
 from games.models import Challenge, Connection, Player, Round, Submission
+from solver import DICE_SETS, parse_board
 from tests.dictionaries.helpers import compile_now, make_dictionary
 from tests.games.ws_helpers import (
     BOARD,
@@ -37,6 +38,7 @@ from tests.games.ws_helpers import (
     submit,
     two_players,
 )
+from tests.solver.test_dice import could_roll
 
 # Every test closes the sockets it opened (tests/games/conftest.py).
 pytestmark = pytest.mark.usefixtures("close_sockets")
@@ -395,6 +397,25 @@ def test_a_round_in_french_folds_accents(dictionary_dir: Path):
     assert words_of(players["Bob"]) == {"ete": (0, True)}
     solution = {s["word"]: s for s in results["solution"]}
     assert sorted(solution["ete"]["found_by"]) == sorted([ann.id, bob.id])
+
+
+@pytest.mark.django_db
+def test_a_french_room_rolls_the_french_dice(dictionary_dir: Path):
+    """A 4x4 room playing French rolls the French edition's dice (no room setting needed);
+    its settings say so. Ten boards: the English dice could not have rolled them all."""
+    call_command("import_dictionary", "french", stdout=StringIO())
+    ann, _bob = make_room(dictionary="french")
+    assert presenters.settings_dict(ann.room)["dice_set"] == "classic-fr"
+    french, english = DICE_SETS["classic-fr"].dice, DICE_SETS["classic"].dice
+    from_english = 0
+    for _ in range(10):
+        round_ = rounds.do_start_round(ann)
+        faces = parse_board(round_.board).faces
+        assert round_.dice_set == "classic-fr"
+        assert could_roll(faces, french)
+        from_english += could_roll(faces, english)
+        Round.objects.filter(pk=round_.pk).update(status=Round.Status.ENDED)
+    assert from_english < 10
 
 
 # ---------------------------------------------------------------- staff

@@ -309,6 +309,7 @@ async def test_doc_client_plays_a_round() -> None:
             "nickname": "Carl",
             "online": False,
             "is_host": False,
+            "total_points": 0,
         }
         state = await carl.connect()
         assert state["state"]["round"]["status"] == "running"

@@ -6,9 +6,10 @@ from __future__ import annotations
 import pytest
 from asgiref.sync import sync_to_async
 
-from games import challenges, rooms, rounds, standings, words
+from games import challenges, rooms, rounds, standings
 from games.exceptions import NotHost, WrongRoundState
-from games.models import Player, Room, Round
+from games.models import Player, Room
+from tests.games.test_challenges import play
 from tests.games.ws_helpers import (
     BOARD,
     ask,
@@ -17,19 +18,6 @@ from tests.games.ws_helpers import (
     submit,
     two_players,
 )
-
-
-def play(host: Player, entries: dict[Player, list[str]]) -> Round:
-    """A whole round on BOARD: start, prepare, the entries, end."""
-    rooms.do_set_next_board(host, BOARD)
-    round_ = rounds.do_start_round(host)
-    assert rounds.do_prepare_round(round_.id)
-    Round.objects.filter(pk=round_.pk).update(starts_at=round_.created_at)
-    for player, entered in entries.items():
-        for word in entered:
-            words.do_submit_word(player, word)
-    assert rounds.do_end_round(round_.id)
-    return round_
 
 
 @pytest.mark.django_db

@@ -181,7 +181,7 @@ def test_a_player_without_words_has_no_best_word() -> None:
 
 def test_no_rounds_no_stats() -> None:
     room, _ = create_room("Ann")
-    assert history.game_stats(room) == {"rounds": 0, "max_points": 0, "players": []}
+    assert history.game_stats(room) == {"game": 1, "rounds": 0, "max_points": 0, "players": []}
     assert history.round_list(room) == []
 
 

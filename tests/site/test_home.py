@@ -35,3 +35,24 @@ def test_celery_runs_tasks_in_process_by_default() -> None:
 
     assert celery_app.conf.task_always_eager is True
     assert celery_app.conf.broker_url == "memory://"
+
+
+def test_favicon_ico_is_the_app_icon(client: Client) -> None:
+    """Browsers ask for /favicon.ico whatever the page links to: it answers 200 with an ICO
+    whose one image is the static app icon (a PNG inside, 192 px)."""
+    import struct
+
+    from django.contrib.staticfiles import finders
+
+    response = client.get("/favicon.ico")
+
+    assert response.status_code == 200
+    assert response["Content-Type"] == "image/x-icon"
+    body = response.content
+    assert struct.unpack("<HHH", body[:6]) == (0, 1, 1)
+    width, height, _, _, _, _, size, offset = struct.unpack("<BBBBHHII", body[6:22])
+    assert (width, height, offset) == (192, 192, 22)
+    with open(finders.find("img/icon-192.png"), "rb") as icon:
+        assert body[offset : offset + size] == icon.read()
+    assert client.head("/favicon.ico").status_code == 200
+    assert client.post("/favicon.ico").status_code == 405

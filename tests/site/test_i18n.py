@@ -86,6 +86,33 @@ def test_translations_keep_every_placeholder(path: Path) -> None:
     assert wrong == []
 
 
+# The French "tu" pronouns and possessives as whole words (so "tard", "toit" or "auteur" do
+# not count); "ton" and "tes" are only ever "your" here (no "tone"), and "t'" (straight or
+# curly apostrophe) is "you" in "l'hôte t'a retiré".
+FRENCH_TU = re.compile(r"\b(?:tu|toi|ton|ta|tes|te)\b|\bt['\u2019]", re.IGNORECASE)
+FRENCH_CATALOGUES = [path for path in CATALOGUES if path.parents[1].name == "fr"]
+
+
+def french_tu_forms(path: Path) -> list[str]:
+    """The translations in a French catalogue that say "tu" to the player."""
+    with path.open("rb") as source:
+        catalogue = read_po(source)
+    found: list[str] = []
+    for message in catalogue:
+        if not message.id:  # the header
+            continue
+        strings = message.string if isinstance(message.string, tuple) else (message.string,)
+        found += [text for text in strings if isinstance(text, str) and FRENCH_TU.search(text)]
+    return found
+
+
+@pytest.mark.parametrize("path", FRENCH_CATALOGUES, ids=catalogue_id)
+def test_french_says_vous_everywhere(path: Path) -> None:
+    """The start page says "vous"; every other French text does too, never "tu", "ton",
+    "te"... (one voice for the whole site)."""
+    assert french_tu_forms(path) == []
+
+
 @pytest.mark.parametrize("path", CATALOGUES, ids=catalogue_id)
 def test_catalogue_compiles(path: Path, tmp_path: Path) -> None:
     """Babel writes a .mo that GNU gettext (Python's reader) loads, with translations."""
@@ -181,7 +208,7 @@ def test_an_api_error_speaks_the_request_language_and_keeps_its_code() -> None:
 
     assert english.status_code == french.status_code == 400
     assert english.json()["error"] == {"code": "invalid", "message": "pick a nickname"}
-    assert french.json()["error"] == {"code": "invalid", "message": "choisis un pseudo"}
+    assert french.json()["error"] == {"code": "invalid", "message": "choisissez un pseudo"}
 
 
 @pytest.mark.django_db
@@ -209,7 +236,7 @@ async def test_websocket_errors_follow_the_page_language() -> None:
         await ws_helpers.tear_down()
 
     assert error["type"] == "error" and error["code"] == "wrong_round_state"
-    assert error["message"] == "aucune manche n'est en cours ; attends que l'hôte en lance une"
+    assert error["message"] == "aucune manche n'est en cours ; attendez que l'hôte en lance une"
 
 
 def test_the_cookie_wins_over_accept_language_on_websockets() -> None:

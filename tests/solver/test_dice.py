@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 from solver import DICE_SETS, DiceError, get_dice_set, parse_board, roll
-from solver.dice import DEFAULT_DICE_SET, DiceSet
+from solver.dice import DEFAULT_DICE_SET, DiceSet, default_dice_set
 
 # The dice sets as /work/shared/rules.md writes them, transcribed by hand: plain dice are six
 # letters, bracketed dice list their faces ("+" marks the blank faces of the E I O die).
@@ -47,8 +47,8 @@ def _expected_dice(spec: str) -> Counter:
     return Counter(dice)
 
 
-def test_the_four_sets_are_known():
-    assert set(DICE_SETS) == set(RULES_DICE)
+def test_the_sets_are_the_rule_sheets_and_the_french_edition():
+    assert set(DICE_SETS) == set(RULES_DICE) | {"classic-fr"}
     assert DEFAULT_DICE_SET == {(4, 4): "classic", (5, 5): "big", (6, 6): "super-big"}
 
 
@@ -110,7 +110,7 @@ def test_unseeded_rolls_vary():
     assert len({roll("classic").faces for _ in range(10)}) > 1
 
 
-def _perfect_matching(faces: tuple[str, ...], dice: tuple[tuple[str, ...], ...]) -> bool:
+def could_roll(faces: tuple[str, ...], dice: tuple[tuple[str, ...], ...]) -> bool:
     """Can every cell be given its own die that shows the cell's face? (Kuhn's algorithm.)"""
     owner: dict[int, int] = {}
 
@@ -128,10 +128,10 @@ def _perfect_matching(faces: tuple[str, ...], dice: tuple[tuple[str, ...], ...])
 
 def test_matching_helper_can_say_no():
     dice = (("a",) * 6, ("b",) * 6, ("a", "b", "c", "d", "e", "f"))
-    assert _perfect_matching(("a", "b", "c"), dice)
-    assert _perfect_matching(("a", "a", "b"), dice)
-    assert not _perfect_matching(("a", "a", "a"), dice)
-    assert not _perfect_matching(("c", "c", "a"), dice)
+    assert could_roll(("a", "b", "c"), dice)
+    assert could_roll(("a", "a", "b"), dice)
+    assert not could_roll(("a", "a", "a"), dice)
+    assert not could_roll(("c", "c", "a"), dice)
 
 
 @pytest.mark.parametrize("name", sorted(RULES_DICE))
@@ -139,13 +139,13 @@ def test_every_face_comes_from_its_own_die(name):
     dice_set = get_dice_set(name)
     for seed in range(150):
         board = roll(name, seed)
-        assert _perfect_matching(board.faces, dice_set.dice), (name, seed, board.to_text())
+        assert could_roll(board.faces, dice_set.dice), (name, seed, board.to_text())
 
 
 def test_a_board_with_two_qu_on_classic_dice_is_impossible():
     # The classic set has one Qu die; a board with two cannot be matched.
     board = parse_board("qqab cdef ghij klmn")
-    assert not _perfect_matching(board.faces, get_dice_set("classic").dice)
+    assert not could_roll(board.faces, get_dice_set("classic").dice)
 
 
 def test_dice_are_shuffled_over_the_cells():
@@ -188,3 +188,19 @@ def test_rng_seeds_do_not_depend_on_global_random_state():
     random.seed(2)
     random.random()
     assert roll("classic", 99) == first
+
+
+def test_a_french_dictionary_rolls_the_french_edition_on_4x4_only() -> None:
+    assert default_dice_set(4, 4, "fr") == "classic-fr"
+    assert default_dice_set(4, 4, "en") == default_dice_set(4, 4) == "classic"
+    assert default_dice_set(5, 5, "fr") == "big"  # no French 5x5 edition known
+
+
+def test_the_french_edition_has_fewer_w_h_and_y() -> None:
+    french = [face for die in DICE_SETS["classic-fr"].dice for face in die]
+    english = [face for die in DICE_SETS["classic"].dice for face in die]
+    assert "qu" in french  # its plain Q face is the Qu die
+    for rare in ("w", "h", "y"):
+        assert french.count(rare) < english.count(rare), rare
+    board = roll("classic-fr", seed=7)
+    assert len(board.faces) == 16

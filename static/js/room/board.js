@@ -27,9 +27,10 @@ export class BoardView {
     container.replaceChildren(this.element);
   }
 
-  /** Show `round`'s board (rows, cols, grid); `concealed` shows dice face down. */
-  setBoard(round, { concealed = false } = {}) {
-    const key = `${round.number}:${round.board}:${concealed}`;
+  /** Show `round`'s board (rows, cols, grid); `concealed` shows dice face down (no letter in
+   * the page), `concealedText` says why to a screen reader (by default: being shaken). */
+  setBoard(round, { concealed = false, concealedText = null } = {}) {
+    const key = `${round.number}:${round.board}:${concealed}:${concealedText}`;
     if (key === this.key) return;
     this.key = key;
     this.rows = round.rows;
@@ -53,7 +54,8 @@ export class BoardView {
       );
     });
     this.grid.replaceChildren(...this.dice);
-    this.element.setAttribute("aria-label", concealed ? gettext("%(board)s: the dice are being shaken", { board: this.label }) : this.describe());
+    const shaking = gettext("%(board)s: the dice are being shaken", { board: this.label });
+    this.element.setAttribute("aria-label", concealed ? concealedText || shaking : this.describe());
     this.path = [];
     this.highlight([]);
   }

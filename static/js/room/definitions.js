@@ -133,11 +133,12 @@ export function meaningButton(word, dictionary, { compact = false } = {}) {
   const button = h("button", {
     type: "button",
     class: compact ? "button small subtle meaning-button compact" : "button small meaning-button",
-    "aria-label": gettext("What does %(word)s mean?", { word: word.toUpperCase() }),
+    // A compact chip shows an icon only; a full button shows its whole name, word included.
+    "aria-label": compact ? gettext("What does %(word)s mean?", { word: word.toUpperCase() }) : null,
     "aria-haspopup": "dialog",
     dataset: { define: word },
     title: compact ? gettext("What does %(word)s mean?", { word: word.toUpperCase() }) : null,
-    text: compact ? null : gettext("What does it mean?"),
+    text: compact ? null : gettext("What does %(word)s mean?", { word: word.toUpperCase() }),
     on: { click: () => showDefinition(word, dictionary, button) },
   }, compact ? h("span", { class: "meaning-icon", "aria-hidden": "true", text: "i" }) : null);
   return button;

@@ -8,6 +8,12 @@ export function faceText(face) {
   return face[0].toUpperCase() + face.slice(1);
 }
 
+/** The number players see for a round: its number within the game (each new game
+ * counts from 1), where `round.number` runs on across the room's games (addresses keep it). */
+export function roundInGame(round) {
+  return round.number_in_game || round.number;
+}
+
 /** m:ss for a number of milliseconds (rounded up, never negative). */
 export function clockText(ms) {
   const total = Math.max(0, Math.ceil(ms / 1000));

@@ -7,7 +7,7 @@ import { getJSON } from "../lib/api.js";
 import { h } from "../lib/dom.js";
 import { tableHead } from "../lib/table.js";
 import { gettext, ngettext } from "../lib/i18n.js";
-import { faceText, percentText, pointsText } from "./format.js";
+import { faceText, percentText, pointsText, roundInGame } from "./format.js";
 import { roundLink } from "./share-round.js";
 
 /** A board in one line, row by row, as its dice read: "CATS QuIEX DOGZ WENT". */
@@ -28,14 +28,16 @@ export class HistoryView {
   render(store) {
     const results = store.state.results;
     const round = store.state.round;
-    // Nothing ended yet (a first round running or none played): nothing to list.
-    const anyEnded = results || (round && round.number > 1);
+    const game = store.state.game || 1;
+    // Nothing ended yet (a first round running or none played): nothing to list. After a
+    // new game (a rematch) the earlier games' rounds stay listed.
+    const anyEnded = results || (round && round.number > 1) || game > 1;
     if (!anyEnded) {
       this.card.hidden = true;
       return;
     }
     const points = results ? results.players.map((entry) => `${entry.id}=${entry.round_points}`).join(",") : "";
-    const key = `${results ? results.round.number : 0}:${points}`;
+    const key = `${game}:${results ? results.round.number : 0}:${points}`;
     if (key === this.key) return;
     this.key = key;
     this.load();
@@ -59,11 +61,18 @@ export class HistoryView {
 
   draw(rounds, stats) {
     this.card.hidden = rounds.length === 0;
-    this.body.replaceChildren(this.roundList(rounds), this.statsTable(stats));
+    // A new game with no round played yet has no stats: its rounds come first once played.
+    this.body.replaceChildren(...(stats.rounds ? [this.roundList(rounds), this.statsTable(stats)] : [this.roundList(rounds)]));
   }
 
   roundList(rounds) {
+    const games = new Set(rounds.map((round) => round.game || 1));
     const items = rounds.map((round) => {
+      // Rounds of several games (rematches in this room): say which game each was in.
+      const title =
+        games.size > 1
+          ? gettext("Game %(game)s, round %(number)s", { game: round.game, number: roundInGame(round) })
+          : gettext("Round %(number)s", { number: round.number });
       const names = round.winners.map((winner) => winner.nickname).join(", ");
       const outcome = round.winners.length
         ? ngettext("%(names)s won with %(points)s", "%(names)s tied with %(points)s", round.winners.length, {
@@ -77,7 +86,7 @@ export class HistoryView {
         h(
           "a",
           { href: roundLink(this.code, round.number), target: "_blank", rel: "noopener", class: "history-round" },
-          h("span", { class: "history-round-title", text: gettext("Round %(number)s", { number: round.number }) }),
+          h("span", { class: "history-round-title", text: title }),
           h("span", { class: "history-round-board", text: boardText(round.grid) }),
           h("span", { class: "history-round-outcome", text: outcome }),
         ),

@@ -8,7 +8,7 @@ import { load, NICKNAME_KEY, save } from "../lib/storage.js";
 import { ServerClock } from "./clock.js";
 import { ConnectionBadge } from "./connection.js";
 import { Feedback } from "./feedback.js";
-import { durationText, playersText } from "./format.js";
+import { durationText, playersText, roundInGame } from "./format.js";
 import { Notices } from "./notices.js";
 import { Outbox, newClientId } from "./outbox.js";
 import { PhotoView } from "./photo.js";
@@ -130,6 +130,12 @@ function onMessage(message) {
       outbox.ack(message.client_id);
       store.verdict(message);
       break;
+    case "my_word": // entered in another tab of this player
+      store.myWord(message);
+      break;
+    case "hint": // practice rooms (hints.js)
+      playView.hints.shown(message);
+      break;
     case "ok":
       onOk(message);
       break;
@@ -155,9 +161,9 @@ function onMessage(message) {
 function onRoomEvent(event) {
   if (event.type === "round.ended") {
     outbox.clear();
-    announce(gettext("Round %(number)s is over. Here are the results.", { number: event.results.round.number }));
+    announce(gettext("Round %(number)s is over. Here are the results.", { number: roundInGame(event.results.round) }));
   } else if (event.type === "round.started") {
-    announce(gettext("Round %(number)s: the board is out.", { number: event.round.number }));
+    announce(gettext("Round %(number)s starts in a few seconds.", { number: roundInGame(event.round) }));
   } else if (event.type === "player.joined" && event.player.id !== store.you) {
     announce(gettext("%(nickname)s joined.", { nickname: event.player.nickname }));
   } else if (event.type === "join.requested" && store.isHost) {
@@ -177,11 +183,13 @@ function onRoomEvent(event) {
     );
   } else if (event.type === "game.ended") {
     announce(gettext("The game is over. Here is the final standing."));
+  } else if (event.type === "game.started") {
+    announce(gettext("The host started a new game. Scores start from zero."));
   } else if (event.type === "player.allowed_back" && store.isHost) {
     const back = store.nickname(event.player_id);
     announce(gettext("%(nickname)s may join again.", { nickname: back === gettext("someone") ? gettext("The player") : back }));
   } else if (event.type === "round.rescored") {
-    announce(gettext("Round %(number)s was scored again.", { number: event.results.round.number }));
+    announce(gettext("Round %(number)s was scored again.", { number: roundInGame(event.results.round) }));
   } else if (event.type.startsWith("board.")) {
     photoView.onEvent(event);
   }
@@ -192,6 +200,7 @@ function onOk(message) {
   if (message.request === "set_board") photoView.confirmed(message.board);
   if (message.request === "vote_challenge") resultsView.voted(message.challenge);
   if (message.request === "end_game") store.endGame(message.standing);
+  if (message.request === "new_game") store.newGame(message.game);
   if (message.request === "challenge" || message.request === "rule_challenge" || message.request === "vote_challenge") {
     store.putChallenge(message.challenge);
   }
@@ -229,11 +238,16 @@ function onError(message) {
   if (message.request === "update_settings") settingsView.failed(text);
   if (["challenge", "rule_challenge", "vote_challenge"].includes(message.request)) resultsView.failed();
   if (message.request === "end_game") standingView.failed();
+  if (message.request === "new_game") standingView.newGameFailed();
   if (message.request === "unkick") playersView.failedUnkick(store);
   if (message.request === "lock_room") lockView.failed(store);
   if (message.request === "admit" || message.request === "refuse") waitingListView.failed(store);
   if (message.request === "set_board") {
     photoView.refused(text);
+    return;
+  }
+  if (message.request === "hint") {
+    playView.hints.failed(text);
     return;
   }
   notices.show(text, { key: `error:${message.request}` });
@@ -321,6 +335,7 @@ const playView = new PlayView(root, {
   feedback,
   onSubmit: submitWord,
   onEndRound: () => send({ type: "end_round" }),
+  onHint: () => send({ type: "hint" }),
 });
 const resultsView = new ResultsView($("#results-panel"), {
   store,
@@ -329,7 +344,11 @@ const resultsView = new ResultsView($("#results-panel"), {
   onRule: (challengeId, accept) => send({ type: "rule_challenge", challenge_id: challengeId, accept }),
   onVote: (challengeId, accept) => send({ type: "vote_challenge", challenge_id: challengeId, accept }),
 });
-const standingView = new StandingView($("#results-panel"), { store, onEndGame: () => send({ type: "end_game" }) });
+const standingView = new StandingView($("#results-panel"), {
+  store,
+  onEndGame: () => send({ type: "end_game" }),
+  onNewGame: () => send({ type: "new_game" }),
+});
 const historyView = new HistoryView($("#history-card"), { code });
 
 const photoView = new PhotoView(
@@ -362,6 +381,23 @@ const photoView = new PhotoView(
 );
 
 let shownPhase = null;
+let shownRoundNumber = null;
+
+/** A round is starting: whatever this player was reading or doing between rounds (a
+ * meaning, the photo's grid or corners, far down the results) gives way to the board, in
+ * view on every screen, so the first drag lands on it. */
+function bringBoardIntoView() {
+  for (const dialog of document.querySelectorAll("dialog[open]")) dialog.close();
+  photoView.closeCorners({ restore: false });
+  photoView.closeGrid();
+  // A field of a card now hidden would keep a phone's keyboard up over the board.
+  const focused = document.activeElement;
+  if (focused instanceof HTMLElement && !$("#play-panel").contains(focused)) focused.blur();
+  window.scrollTo({ top: 0, behavior: "instant" });
+  const board = $("#play-panel .board-wrap").getBoundingClientRect();
+  // Below a header or a host's waiting list on a short screen: as much board as fits.
+  if (board.bottom > window.innerHeight) $("#play-panel .board-wrap").scrollIntoView({ block: "nearest", behavior: "instant" });
+}
 
 function renderPhase() {
   const phase = store.phase;
@@ -391,6 +427,10 @@ function renderPhase() {
 
 function renderLobby() {
   const host = store.player(store.state.host_id);
+  // A rematch (new_game) starts in this lobby: say it is a new game, from zero.
+  const title = $("#lobby-title");
+  title.dataset.firstText ||= title.textContent;
+  title.textContent = (store.state.game || 1) > 1 ? title.dataset.newGameText : title.dataset.firstText;
   const startButton = $("#start-round");
   startButton.hidden = !store.isHost;
   $("#lobby-wait").hidden = store.isHost;
@@ -413,6 +453,8 @@ function renderJoin() {
   $("#join-summary").textContent = host ? gettext("%(nickname)s is hosting. %(rules)s", { nickname: host.nickname, rules }) : rules;
   const names = state.players.map((player) => player.nickname);
   $("#join-players").textContent = names.length ? gettext("Here already: %(names)s.", { names: names.join(", ") }) : gettext("Nobody is here yet.");
+  // A link to a game that has ended: say so, and that the host's new game opens here.
+  $("#join-game-over").hidden = !state.standing;
   // A locked room: the join is a request the host answers.
   const button = $("#join-submit");
   button.dataset.openText ||= button.textContent;
@@ -476,6 +518,10 @@ store.subscribe((current, changed) => {
   if (phase === "results") resultsView.render(current);
   if (["lobby", "play", "results"].includes(phase)) historyView.render(current);
   if (phase === "lobby" || phase === "results") photoView.render(current);
+  // Each new round (also one whose results this page never showed, after a drop), once
+  // the play view has drawn it.
+  if (phase === "play" && current.round.number !== shownRoundNumber) bringBoardIntoView();
+  shownRoundNumber = phase === "play" ? current.round.number : null;
 });
 
 // ------------------------------------------------------------------ joining and leaving
@@ -535,7 +581,10 @@ $("#waiting-cancel").addEventListener("click", () => {
 
 $("#rejoin").addEventListener("click", () => {
   store.gone = null;
-  store.replace({ ...store.state, you: null, my_words: [] });
+  // This page is no player now: it is not "here already" (a kicked player's list may
+  // still have them, as the room's player.left did not reach a closed socket).
+  const players = store.state.players.filter((player) => player.id !== store.you);
+  store.replace({ ...store.state, players, you: null, my_words: [] });
   $("#join-nickname").focus();
 });
 

@@ -2,13 +2,15 @@
 // tapping), each verdict at once with its reason, and your words so far.
 
 import { $, announce, h, isTouchFirst } from "../lib/dom.js";
-import { gettext } from "../lib/i18n.js";
+import { gettext, ngettext } from "../lib/i18n.js";
 import { capitalise } from "../lib/api.js";
 import { BoardInput } from "./board-input.js";
 import { BoardView } from "./board.js";
-import { clockText, pointsText, reasonText, wordPoints, wordsText } from "./format.js";
+import { clockText, pointsText, reasonText, roundInGame, wordPoints, wordsText } from "./format.js";
 import { findPath, wordOf } from "./paths.js";
+import { HintView } from "./hints.js";
 import { fractionLeft, roundClock } from "./timer.js";
+import { WordsLeftView } from "./words-left.js";
 
 // Seconds left at which the timer is announced and turns urgent.
 const ANNOUNCE_AT = [60, 30, 10];
@@ -18,8 +20,17 @@ const FLASH_MS = 700;
 // How many of the latest words the strip under the word field shows.
 const RECENT_WORDS = 8;
 
+/** "4 entered, 3 accepted": refused entries are not words found (only "4 entered" while
+ * verdicts wait for the results). */
+function enteredText(words, round) {
+  const entered = ngettext("%(count)s entered", "%(count)s entered", words.length);
+  if (!round.instant_verdicts) return entered;
+  const accepted = words.filter((entry) => entry.accepted).length;
+  return `${entered}, ${ngettext("%(count)s accepted", "%(count)s accepted", accepted)}`;
+}
+
 export class PlayView {
-  constructor(root, { store, clock, onSubmit, onEndRound, feedback = null }) {
+  constructor(root, { store, clock, onSubmit, onEndRound, onHint = () => false, feedback = null }) {
     this.store = store;
     this.feedback = feedback;
     this.clock = clock;
@@ -47,6 +58,9 @@ export class PlayView {
       recentList: $("#recent-list", root),
     };
     this.board = new BoardView($("#play-board", root), { label: gettext("Board") });
+    this.wordsLeft = new WordsLeftView($("#recent-words", root));
+    // Practice rooms only (the state's `hints`): right after the "Words left" chip.
+    this.hints = new HintView(this.wordsLeft.button, { onAsk: onHint });
     this.input = new BoardInput(this.board, {
       onChange: (path) => this.pathChanged(path),
       onSubmit: (path) => this.submit(wordOf(path, this.board.faces), path),
@@ -121,16 +135,28 @@ export class PlayView {
     const all = changed.has("all");
     if (all || changed.has("round")) this.renderRound(round);
     if (all || changed.has("words") || changed.has("round")) this.renderWords(store, round);
+    if (all || changed.has("words") || changed.has("round")) this.wordsLeft.render(round.word_counts ? { by_length: round.word_counts, verdicts_hidden: !round.instant_verdicts } : null, store.words);
     if (changed.has("verdict")) this.renderVerdict(store.lastVerdict, round);
     if (all || changed.has("host") || changed.has("round")) {
       this.el.hostActions.hidden = !(store.isHost && round.status === "running");
     }
     this.tick();
+    this.hints.render(store, this.phase === "playing");
+  }
+
+  /** The dice, face down until the clock starts: the countdown is for getting ready, not for
+   * a head start on the letters (the server sends them with round.started). */
+  showBoard(round, phase) {
+    const hidden = phase === "preparing" || phase === "countdown";
+    this.board.setBoard(round, {
+      concealed: hidden,
+      concealedText: phase === "countdown" ? gettext("%(board)s: the letters show when the round starts", { board: this.board.label }) : null,
+    });
   }
 
   renderRound(round) {
-    this.board.setBoard(round, { concealed: round.status === "preparing" });
-    this.el.title.textContent = gettext("Round %(number)s", { number: round.number });
+    this.showBoard(round, roundClock(round, this.clock.now()).phase);
+    this.el.title.textContent = gettext("Round %(number)s", { number: roundInGame(round) });
     const parts = [gettext("%(count)s+ letters", { count: round.min_length }), gettext("Qu counts as 2")];
     if (round.cancel_duplicates) parts.push(gettext("shared words score 0"));
     if (!round.instant_verdicts) parts.push(gettext("verdicts at the end"));
@@ -151,7 +177,7 @@ export class PlayView {
     this.el.words.replaceChildren(...items);
     this.el.wordsEmpty.hidden = words.length > 0;
     // Right under the word field: the count and the latest words, newest first.
-    this.el.recentCount.textContent = `(${words.length})`;
+    this.el.recentCount.textContent = `(${enteredText(words, round)})`;
     this.el.recentList.replaceChildren(
       ...[...words]
         .slice(-RECENT_WORDS)
@@ -278,6 +304,7 @@ export class PlayView {
     if (countdown.textContent !== countdownText) countdown.textContent = countdownText;
 
     const playing = clock.phase === "playing";
+    if (this.phase !== clock.phase) this.showBoard(round, clock.phase);
     if (entry.disabled === playing) {
       entry.disabled = !playing;
       submit.disabled = !playing;
@@ -303,6 +330,7 @@ export class PlayView {
   phaseChanged(phase) {
     const previous = this.phase;
     this.phase = phase;
+    this.hints.render(this.store, phase === "playing");
     // The screen stays on from the board's arrival to the end of the round.
     if (phase === "over") {
       if (previous === "playing") this.feedback?.roundOver();
@@ -319,7 +347,7 @@ export class PlayView {
       announce(gettext("Time's up. Waiting for the results."));
       this.clearEntry();
     } else if (phase === "countdown") {
-      announce(gettext("The board is out. The round starts in a few seconds."));
+      announce(gettext("Get ready: the letters show when the round starts."));
     }
   }
 }

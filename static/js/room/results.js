@@ -8,8 +8,9 @@
 
 import { h } from "../lib/dom.js";
 import { gettext } from "../lib/i18n.js";
-import { percentText, pointsText, wordsText } from "./format.js";
+import { percentText, pointsText, roundInGame, wordsText } from "./format.js";
 import { meaningButton } from "./definitions.js";
+import { hintsUsedText } from "./hints.js";
 import { replayButton } from "./replay.js";
 import { shareResultsButton } from "./share-results.js";
 import { shareRoundButtons } from "./share-round.js";
@@ -38,11 +39,12 @@ export class ResultsView extends RoundWords {
     if (!results) return;
     const host = store.player(store.state.host_id);
     // Once the host ended the game no round follows (standing.js shows the final standing).
-    const ended = Boolean(store.state.standing);
+    // A daily board's room plays one round: daily-room.js offers the leaderboard and practice.
+    const ended = Boolean(store.state.standing) || Boolean(store.state.daily);
     this.nextButton.hidden = !store.isHost || ended;
     this.nextWait.hidden = store.isHost || ended;
     this.nextWait.textContent = host ? gettext("Waiting for %(nickname)s to start the next round.", { nickname: host.nickname }) : gettext("Waiting for a host.");
-    this.nextButton.textContent = gettext("Start round %(number)s", { number: results.round.number + 1 });
+    this.nextButton.textContent = gettext("Start round %(number)s", { number: roundInGame(results.round) + 1 });
     // Redraw when the results change, or the host did (the host's ruling buttons move).
     if (results === this.results && store.state.host_id === this.hostId) return;
     this.hostId = store.state.host_id;
@@ -53,8 +55,9 @@ export class ResultsView extends RoundWords {
       this.sending.clear();
       this.votes.clear();
     }
-    this.title.textContent = gettext("Round %(number)s results", { number: results.round.number });
-    this.summary.textContent = this.summaryText(store, results);
+    this.title.textContent = gettext("Round %(number)s results", { number: roundInGame(results.round) });
+    // Practice rooms: "Hints: 2 (−2 pts)." after the score, which they came off (hints.js).
+    this.summary.textContent = [this.summaryText(store, results), hintsUsedText(results, store.you)].filter(Boolean).join(" ");
     this.build(store, results);
   }
 
@@ -88,6 +91,14 @@ export class ResultsView extends RoundWords {
       points: pointsText(results.max_points),
     });
     if (!me) return total;
+    if (results.common_max_points && results.common_max_points < results.max_points) {
+      // Measured on the words most players know: the broad list's maximum reads as failure.
+      return gettext("You scored %(points)s: %(share)s of what the common words are worth. %(total)s", {
+        points: pointsText(me.round_points),
+        share: percentText(me.share_of_common_max),
+        total,
+      });
+    }
     return gettext("You scored %(points)s: %(share)s of the maximum. %(total)s", {
       points: pointsText(me.round_points),
       share: percentText(me.share_of_max),

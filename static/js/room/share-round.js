@@ -1,6 +1,6 @@
 // Sharing one ended round: its picture (a PNG the server draws, shared as a file through the
-// phone's share sheet, or opened where files cannot be shared) and the link to its
-// read-only results page (copied).
+// phone's share sheet, or opened in a new tab, or saved, where files cannot be shared) and
+// the link to its read-only results page (copied). The room page itself never navigates.
 
 import { h } from "../lib/dom.js";
 import { gettext } from "../lib/i18n.js";
@@ -32,10 +32,22 @@ async function sharePicture(code, number, status) {
       if (failure && failure.name === "AbortError") return; // the player closed the sheet
     }
   }
-  // No sharing of files here (most desktops): show the picture, to save or copy.
-  const opened = window.open(url, "_blank", "noopener");
-  if (!opened) window.location.assign(url);
+  // No sharing of files here (most desktops): show the picture in a new tab, to save or
+  // copy. Never in this tab: leaving the room page would close this player's socket.
   status.textContent = "";
+  // Without "noopener", so that a blocked pop-up shows as null (with it, null is all one
+  // ever gets); the new tab is cut off from this page at once.
+  const opened = window.open(url, "_blank");
+  if (opened) {
+    opened.opener = null;
+    return;
+  }
+  // Pop-ups blocked: save the file instead.
+  const link = h("a", { href: url, download: `boggle-${code}-round-${number}.png`, hidden: true });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  status.textContent = gettext("The picture was saved to your downloads.");
 }
 
 /** "Share picture" and "Copy link" for round `number` of room `code`, with a status line. */

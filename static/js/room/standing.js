@@ -1,10 +1,11 @@
 // The end of the game (docs/api.md, "The end of the game"): between rounds, after at least
 // one, the host may end the game (a confirm step first); then everyone sees the final
-// standing (ranks, totals, the winners) and that a new room is needed to play again.
+// standing (ranks, totals, the winners). The host's "New game" starts a rematch in this
+// room (`new_game`: same players, link and QR code, scores from zero); the others wait
+// for it here, so the group stays together.
 //
 // Both parts are built here and put into the results panel, so the template stays as is.
 
-import { ApiError, postJSON } from "../lib/api.js";
 import { h } from "../lib/dom.js";
 import { tableHead } from "../lib/table.js";
 import { gettext } from "../lib/i18n.js";
@@ -14,12 +15,15 @@ import { ordinal, pointsText, roundsText } from "./format.js";
 const CONFIRM_MS = 8000;
 
 export class StandingView {
-  constructor(resultsPanel, { store, onEndGame }) {
+  constructor(resultsPanel, { store, onEndGame, onNewGame }) {
     this.store = store;
     this.onEndGame = onEndGame;
+    this.onNewGame = onNewGame;
     this.shown = null; // the standing drawn, to draw it once
     this.confirming = false;
     this.sending = false;
+    this.starting = false; // the host's new_game is on its way
+    this.nextKey = null; // what the "what next" box shows, to redraw it only on a change
     this.timer = null;
 
     this.panel = h("section", { id: "standing-panel", class: "card standing", "aria-labelledby": "standing-title", hidden: true });
@@ -36,8 +40,13 @@ export class StandingView {
     const standing = store.state.standing;
     const inResults = store.phase === "results";
     this.panel.hidden = !(standing && inResults);
+    if (!standing) {
+      this.shown = null;
+      this.starting = false;
+    }
     if (standing && standing !== this.shown) {
       this.shown = standing;
+      this.nextKey = null;
       this.drawStanding(store, standing);
       if (inResults) {
         // Everyone's page turns to the final standing: start reading there.
@@ -45,7 +54,9 @@ export class StandingView {
         this.panel.querySelector("#standing-title").focus({ preventScroll: true });
       }
     }
-    const canEnd = inResults && !standing && store.isHost && store.round && store.round.status === "ended";
+    if (standing) this.drawNext(store);
+    // A daily board's room has one round, nothing to end (daily-room.js links onwards).
+    const canEnd = inResults && !standing && !store.state.daily && store.isHost && store.round && store.round.status === "ended";
     if (!canEnd) {
       this.confirming = false;
       this.sending = false;
@@ -53,6 +64,12 @@ export class StandingView {
     this.endBox.hidden = !canEnd;
     if (canEnd && !this.endBox.dataset.state) this.drawEndControl();
     if (!canEnd) delete this.endBox.dataset.state;
+  }
+
+  /** The server refused `new_game` (the notice says why): the button works again. */
+  newGameFailed() {
+    this.starting = false;
+    this.drawNext(this.store);
   }
 
   /** The server refused `end_game` (the notice says why): the button works again. */
@@ -93,7 +110,7 @@ export class StandingView {
         h("p", {
           id: "end-game-question",
           class: "end-game-question",
-          text: gettext("End the game for everyone? The totals become the final standing and no more rounds can be played here."),
+          text: gettext("End the game for everyone? The totals become the final standing. Then you can start a new game here with the same players."),
         }),
         h(
           "div",
@@ -176,14 +193,7 @@ export class StandingView {
         h("td", { class: "num total", text: entry.total_points }),
       );
     });
-    const error = h("p", { class: "form-error", role: "alert", hidden: true });
-    const newRoom = h("button", {
-      type: "button",
-      id: "new-room",
-      class: "button primary",
-      text: gettext("Start a new room"),
-      on: { click: () => this.createRoom(newRoom, error) },
-    });
+    this.next = h("div", { id: "standing-next", class: "standing-next" });
     this.panel.replaceChildren(
       h("h1", { id: "standing-title", class: "standing-title", tabindex: "-1", text: gettext("Final standing") }),
       h("p", { class: "lead standing-headline", text: headline }),
@@ -194,13 +204,55 @@ export class StandingView {
         tableHead([{ text: "#", class: "rank" }, { text: gettext("Player") }, { text: gettext("Total"), class: "num" }]),
         h("tbody", {}, ...rows),
       ),
-      h(
-        "p",
-        { class: "standing-note" },
-        gettext("The game has ended: this room plays no more rounds. To play again, start a new room and share its link."),
-      ),
-      h("div", { class: "actions" }, newRoom, h("a", { class: "button", href: "/", text: gettext("Start page") })),
-      error,
+      this.next,
+    );
+  }
+
+  /** What comes next: the host's "New game", or the others waiting for it in this room. */
+  drawNext(store) {
+    const key = `${store.isHost}:${store.state.host_id}:${this.starting}`;
+    if (key === this.nextKey) return;
+    this.nextKey = key;
+    const startPage = h("a", { class: "button subtle", href: "/", text: gettext("Start page") });
+    if (store.isHost) {
+      this.next.replaceChildren(
+        h("p", {
+          class: "standing-note",
+          text: gettext("Play again with the same players: a new game starts in this room, with the same link and QR code. Scores start from zero; this game stays in the history."),
+        }),
+        h(
+          "div",
+          { class: "actions" },
+          h("button", {
+            type: "button",
+            id: "new-game",
+            class: "button primary",
+            disabled: this.starting,
+            text: this.starting ? gettext("Starting…") : gettext("New game"),
+            on: {
+              click: () => {
+                if (this.onNewGame()) {
+                  this.starting = true;
+                  this.drawNext(store);
+                }
+              },
+            },
+          }),
+          startPage,
+        ),
+      );
+      return;
+    }
+    const host = store.player(store.state.host_id);
+    this.next.replaceChildren(
+      h("p", { id: "waiting-new-game", class: "standing-waiting", role: "status", text: gettext("Waiting for the host's new game") }),
+      h("p", {
+        class: "standing-note",
+        text: host
+          ? gettext("Stay on this page: when %(nickname)s starts a new game, it opens here, with the same players. Scores start from zero.", { nickname: host.nickname })
+          : gettext("Stay on this page: when the host starts a new game, it opens here, with the same players. Scores start from zero."),
+      }),
+      h("div", { class: "actions" }, startPage),
     );
   }
 
@@ -209,28 +261,5 @@ export class StandingView {
     const you = standing.players.find((entry) => entry.id === store.you);
     if (!you) return "";
     return gettext(" You finished %(place)s with %(points)s.", { place: ordinal(you.rank), points: pointsText(you.total_points) });
-  }
-
-  /** A new room with this room's settings, hosted by this player under the same name. */
-  async createRoom(button, error) {
-    const store = this.store;
-    const nickname = store.you !== null ? store.nickname(store.you) : "";
-    if (!nickname) {
-      window.location.assign("/");
-      return;
-    }
-    const { next_board: _board, ...settings } = store.state.settings || {};
-    button.disabled = true;
-    button.textContent = gettext("Creating a room…");
-    error.hidden = true;
-    try {
-      const { room } = await postJSON("/api/rooms", { nickname, settings });
-      window.location.assign(`/r/${room.code}/`);
-    } catch (failure) {
-      error.textContent = failure instanceof ApiError ? failure.message : gettext("Something went wrong. Please try again.");
-      error.hidden = false;
-      button.disabled = false;
-      button.textContent = gettext("Start a new room");
-    }
   }
 }

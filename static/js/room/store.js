@@ -99,8 +99,12 @@ export class RoomStore {
     switch (event.type) {
       case "player.joined":
         this.setKicked((state.kicked || []).filter((item) => item.id !== event.player.id));
-        if (!this.player(event.player.id)) {
-          state.players.push({ total_points: 0, ...event.player });
+        {
+          // A player coming back (left, or let back in after a kick) may still be listed
+          // here: take the server's entry whole, points included.
+          const known = this.player(event.player.id);
+          if (known) Object.assign(known, event.player);
+          else state.players.push({ total_points: 0, ...event.player });
         }
         this.notify("players");
         break;
@@ -172,6 +176,9 @@ export class RoomStore {
       case "game.ended":
         this.endGame(event.standing);
         break;
+      case "game.started":
+        this.newGame(event.game);
+        break;
       default:
         break;
     }
@@ -219,6 +226,24 @@ export class RoomStore {
     // A new results object: the results view redraws (no more challenges or votes).
     if (this.state.results) this.state.results = { ...this.state.results };
     this.notify("standing", "results");
+  }
+
+  /**
+   * The host started a new game in this room (`game.started` or the `new_game` answer): back
+   * to the lobby, no standing, every total from zero; the players stay.
+   */
+  newGame(game) {
+    const state = this.state;
+    if (typeof game !== "number" || (state.game || 1) >= game) return;
+    state.game = game;
+    state.standing = null;
+    state.round = null;
+    state.results = null;
+    state.counts = {};
+    for (const player of state.players) player.total_points = 0;
+    this.words = [];
+    this.lastVerdict = null;
+    this.notify("all");
   }
 
   /** A challenge, new, voted on or ruled: kept in the shown results when it is about their round. */
@@ -274,6 +299,7 @@ export class RoomStore {
       verdict: message.verdict,
       accepted: message.accepted,
       reason: message.reason,
+      common: message.common,
       pending: false,
     };
     const index = this.words.findIndex((word) => message.client_id && word.client_id === message.client_id);
@@ -281,6 +307,23 @@ export class RoomStore {
     else this.words.push(entry);
     this.lastVerdict = { ...entry, at: Date.now() };
     this.notify("words", "verdict");
+  }
+
+  /** An entry made in another tab of mine (`my_word`): listed, without this tab's flash. */
+  myWord(message) {
+    const entry = {
+      word: message.word,
+      client_id: message.client_id,
+      verdict: message.verdict,
+      accepted: message.accepted,
+      reason: message.reason,
+      common: message.common,
+      pending: false,
+    };
+    const index = this.words.findIndex((word) => message.client_id && word.client_id === message.client_id);
+    if (index >= 0) this.words[index] = entry;
+    else this.words.push(entry);
+    this.notify("words");
   }
 
   /** An entry the server refused with an error (wrong time, bad input): show it refused. */

@@ -146,7 +146,8 @@ export class RoundWords {
     const sections = lengths.map((length) => {
       const words = groups.get(length).sort((a, b) => a.word.localeCompare(b.word));
       const found = words.filter((entry) => entry.found_by.length);
-      const missed = words.filter((entry) => !entry.found_by.length);
+      // Unfound rare words (not among the words most players know) go apart, below.
+      const missed = words.filter((entry) => !entry.found_by.length && entry.common !== false);
       const detail = gettext(" · %(points)s each · %(found)s of %(all)s found", {
         points: pointsText(words[0].points),
         found: found.length,
@@ -154,7 +155,7 @@ export class RoundWords {
       });
       const foundChips = found.map((entry) =>
         this.chip(entry.word, entry.path, {
-          note: foundNote(entry),
+          note: `+${entry.points} · ${foundNote(entry)}`,
           kind: entry.found_by.includes(this.you) ? "mine" : "found",
         }),
       );
@@ -168,7 +169,7 @@ export class RoundWords {
               "details",
               { class: "missed", open: missed.length <= OPEN_MISSED_UP_TO },
               h("summary", {}, gettext("Nobody found (%(count)s)", { count: missed.length })),
-              h("ul", { class: "chips" }, ...missed.map((entry) => this.chip(entry.word, entry.path, { kind: "missed" }))),
+              h("ul", { class: "chips" }, ...missed.map((entry) => this.chip(entry.word, entry.path, { kind: "missed", note: `+${entry.points}` }))),
             )
           : null,
       );
@@ -179,6 +180,21 @@ export class RoundWords {
       h("h2", { id: "all-words-title", text: ngettext("All %(count)s word", "All %(count)s words", results.word_count) }),
       results.word_count ? null : h("p", { class: "hint", text: gettext("No words fit this board.") }),
       ...sections,
+      this.rareWords(results),
+    );
+  }
+
+  /** Unfound words few players know, longest first, collapsed: "and 143 rare words". */
+  rareWords(results) {
+    const rare = results.solution
+      .filter((entry) => entry.common === false && !entry.found_by.length)
+      .sort((a, b) => b.word.length - a.word.length || a.word.localeCompare(b.word));
+    if (!rare.length) return null;
+    return h(
+      "details",
+      { class: "missed rare-words" },
+      h("summary", {}, ngettext("and %(count)s rare word", "and %(count)s rare words", rare.length)),
+      h("ul", { class: "chips" }, ...rare.map((entry) => this.chip(entry.word, entry.path, { kind: "missed", note: `+${entry.points}` }))),
     );
   }
 
@@ -191,12 +207,13 @@ export class RoundWords {
         type: "button",
         class: "chip-button",
         "aria-pressed": "false",
-        "aria-label": `${word}: ${detail}`,
         dataset: { word },
         on: { click: () => this.select(button, word, path, detail) },
       },
       struck ? h("s", { class: "chip-word", text: word }) : h("span", { class: "chip-word", text: word }),
       note ? h("span", { class: "chip-note", text: note }) : null,
+      // The name read out starts with what the chip shows (speech input says what it sees).
+      h("span", { class: "visually-hidden", text: `: ${detail}` }),
     );
     return h("li", { class: `chip ${kind}` }, button);
   }

@@ -8,7 +8,7 @@ import { $, announce, h } from "../lib/dom.js";
 import { gettext, ngettext } from "../lib/i18n.js";
 import { BoardView } from "../room/board.js";
 import { ServerClock } from "../room/clock.js";
-import { clockText, durationText, playersText } from "../room/format.js";
+import { clockText, durationText, playersText, roundInGame } from "../room/format.js";
 import { joinLink, qrSvg } from "../room/share.js";
 import { RoomSocket } from "../room/socket.js";
 import { RoomStore } from "../room/store.js";
@@ -76,8 +76,8 @@ function onMessage(message) {
     }
   } else if (typeof message.version === "number") {
     if (store.applyEvent(message) === "gap") requestSync();
-    if (message.type === "round.started") announce(gettext("Round %(number)s: the board is out.", { number: message.round.number }));
-    if (message.type === "round.ended") announce(gettext("Round %(number)s is over.", { number: message.results.round.number }));
+    if (message.type === "round.started") announce(gettext("Round %(number)s starts in a few seconds.", { number: roundInGame(message.round) }));
+    if (message.type === "round.ended") announce(gettext("Round %(number)s is over.", { number: roundInGame(message.results.round) }));
   }
 }
 
@@ -131,10 +131,20 @@ function renderLobby() {
   $("#table-players").replaceChildren(...items);
 }
 
+/** The dice, face down until the clock starts: the countdown is for getting ready, not for
+ * a head start on the letters. Cheap when nothing changed (setBoard keeps the same board). */
+function showBoard(round, clockPhase) {
+  const hidden = clockPhase === "preparing" || clockPhase === "countdown";
+  board.setBoard(round, {
+    concealed: hidden,
+    concealedText: clockPhase === "countdown" ? gettext("%(board)s: the letters show when the round starts", { board: board.label }) : null,
+  });
+}
+
 function renderRound() {
   const round = store.round;
-  board.setBoard(round, { concealed: round.status === "preparing" });
-  $("#table-round-title").textContent = gettext("Round %(number)s", { number: round.number });
+  showBoard(round, roundClock(round, clock.now()).phase);
+  $("#table-round-title").textContent = gettext("Round %(number)s", { number: roundInGame(round) });
   const parts = [gettext("%(count)s+ letters", { count: round.min_length }), gettext("Qu counts as 2")];
   if (round.cancel_duplicates) parts.push(gettext("shared words score 0"));
   $("#table-round-rules").textContent = parts.join(" · ");
@@ -189,6 +199,7 @@ function tick() {
     label = gettext("Time's up");
     value = "0:00";
   }
+  showBoard(round, state.phase);
   const timer = $("#table-timer");
   if ($("#table-timer-label").textContent !== label) $("#table-timer-label").textContent = label;
   if ($("#table-timer-value").textContent !== value) $("#table-timer-value").textContent = value;

@@ -6,7 +6,7 @@ import { h } from "../lib/dom.js";
 import { tableHead } from "../lib/table.js";
 import { gettext } from "../lib/i18n.js";
 import { BoardView } from "../room/board.js";
-import { countedWords, ordinal, percentText, pointsText, roundRanks, roundsText, wordsText } from "../room/format.js";
+import { countedWords, ordinal, percentText, pointsText, roundInGame, roundRanks, roundsText, wordsText } from "../room/format.js";
 
 // How many of the best words nobody found are shown.
 const MISSED_SHOWN = 8;
@@ -27,14 +27,10 @@ export class TableResults {
     if (!results || (results === this.results && standing === this.standing)) return;
     this.results = results;
     this.standing = standing;
-    const winner = results.players[0];
     this.title.textContent = standing
       ? gettext("Final standing")
-      : gettext("Round %(number)s results", { number: results.round.number });
-    const best =
-      winner && winner.round_points > 0
-        ? gettext("%(nickname)s wins with %(points)s. ", { nickname: winner.nickname, points: pointsText(winner.round_points) })
-        : "";
+      : gettext("Round %(number)s results", { number: roundInGame(results.round) });
+    const best = this.roundHeadline(results);
     const total = gettext("The board had %(words)s worth %(points)s.", {
       words: wordsText(results.word_count),
       points: pointsText(results.max_points),
@@ -48,6 +44,17 @@ export class TableResults {
       h("div", { class: "table-results-main" }, this.ranking(results), this.wordsFound(results)),
       h("div", { class: "table-results-aside" }, boardBox, this.missed(results)),
     );
+  }
+
+  /** "Ann wins with 6 pts. ", or every player on the top score: "Ann and Bob tie with 6 pts. "
+   * (players come best first); nothing when nobody scored. */
+  roundHeadline(results) {
+    const top = results.players.length ? results.players[0].round_points : 0;
+    if (top <= 0) return "";
+    const names = results.players.filter((entry) => entry.round_points === top).map((entry) => entry.nickname);
+    const points = pointsText(top);
+    if (names.length === 1) return gettext("%(nickname)s wins with %(points)s. ", { nickname: names[0], points });
+    return gettext("%(names)s and %(last)s tie with %(points)s. ", { names: names.slice(0, -1).join(", "), last: names.at(-1), points });
   }
 
   /** "Ann wins!" or "Ann and Bob share the win!", after the game's last round. */
@@ -93,7 +100,7 @@ export class TableResults {
       const counted = countedWords(entry);
       return h(
         "tr",
-        { dataset: { player: entry.id } },
+        { class: rank === 1 && entry.round_points > 0 ? "winner" : null, dataset: { player: entry.id } },
         h("td", { class: "rank", text: ordinal(rank) }),
         h("th", { scope: "row", class: "nickname", text: entry.nickname }),
         h("td", { class: "num words", text: counted }),

@@ -1,0 +1,93 @@
+// Hints in solo practice rooms (docs/api.md, "Hints"): a button by the "Words left" chip
+// buys the first letters of a word not found yet; each hint costs points off the round.
+// Shown only when the state has `hints` (practice rooms) and the round is playing.
+
+import { announce, h } from "../lib/dom.js";
+import { gettext, ngettext } from "../lib/i18n.js";
+
+/** "A word of 6 letters: PL…" */
+export function hintText(hint) {
+  return gettext("A word of %(count)s letters: %(letters)s…", {
+    count: hint.word_length,
+    letters: hint.letters.toUpperCase(),
+  });
+}
+
+/** The results' "Hints: 2 (−2 pts)." for the player `you`, or "" without hints. */
+export function hintsUsedText(results, you) {
+  const me = results.players.find((entry) => entry.id === you);
+  if (!me || !me.hints) return "";
+  return ngettext("Hints: %(hints)s (−%(count)s pt).", "Hints: %(hints)s (−%(count)s pts).", me.hint_points, {
+    hints: me.hints,
+  });
+}
+
+export class HintView {
+  constructor(anchor, { onAsk }) {
+    this.onAsk = onAsk;
+    this.offer = null; // the state's `hints`: the cost, and this round's hints
+    this.latest = null; // {round, word_length, letters, hints_used}
+    this.waiting = false;
+    this.button = h("button", {
+      type: "button",
+      id: "hint-button",
+      class: "hint-button",
+      on: { click: () => this.ask() },
+    });
+    this.text = h("span", { id: "hint-text", class: "hint-text" });
+    this.root = h("div", { class: "hint-box", hidden: true }, this.button, this.text);
+    anchor.after(this.root);
+  }
+
+  ask() {
+    // Not `disabled` while the answer comes: a disabled button would lose the keyboard focus.
+    if (this.waiting) return;
+    this.waiting = true;
+    this.button.setAttribute("aria-busy", "true");
+    if (!this.onAsk()) this.done();
+  }
+
+  done() {
+    this.waiting = false;
+    this.button.removeAttribute("aria-busy");
+  }
+
+  /** The state (first message, sync): the offer, and the hints of its running round. */
+  render(store, playing) {
+    const offer = store.state.hints || null;
+    const round = store.round;
+    if (offer !== this.offer) {
+      this.offer = offer;
+      if (offer && offer.round !== null && offer.latest) {
+        this.latest = { round: offer.round, hints_used: offer.hints_used, ...offer.latest };
+      }
+    }
+    this.root.hidden = !(offer && playing && round);
+    if (this.root.hidden) return;
+    const cost = offer.cost;
+    // A minus sign (U+2212), not a hyphen: "Hint (−1 pt)".
+    this.button.textContent = ngettext("Hint (−%(count)s pt)", "Hint (−%(count)s pts)", cost);
+    const latest = this.latest && this.latest.round === round.number ? this.latest : null;
+    this.text.textContent = latest ? `${hintText(latest)} · ${this.usedText(latest.hints_used, cost)}` : "";
+  }
+
+  usedText(used, cost) {
+    return ngettext("Hints used: %(hints)s (−%(count)s pt)", "Hints used: %(hints)s (−%(count)s pts)", used * cost, {
+      hints: used,
+    });
+  }
+
+  /** The server's answer to `hint`. */
+  shown(message) {
+    this.done();
+    this.latest = { ...message };
+    this.text.textContent = `${hintText(message)} · ${this.usedText(message.hints_used, message.cost)}`;
+    announce(hintText(message));
+  }
+
+  failed(text) {
+    this.done();
+    this.text.textContent = text;
+    announce(text);
+  }
+}
