@@ -43,7 +43,7 @@ VOLATILE_KEYS = frozenset(
 ID_KEYS = frozenset(
     {"id", "host_id", "you", "player_id", "uploaded_by", "challenge_id", "photo_id"}
 )
-ID_LIST_KEYS = frozenset({"found_by", "voters", "voted"})
+ID_LIST_KEYS = frozenset({"found_by", "voters", "voted", "winners"})
 MARKER = re.compile(r"^<!-- example: ([a-z0-9-]+) -->\n```json\n(.*?)\n```$", re.M | re.S)
 WIDTH = 100
 
