@@ -163,6 +163,7 @@ def test_a_returning_player_keeps_their_points_on_the_hosts_list(site, browser) 
         sofie.once("dialog", lambda dialog: dialog.accept())
         sofie.locator("#leave").click()
         sofie.wait_for_url(re.compile(r"/$"))
+        sofie.wait_for_load_state("networkidle")  # leaving settles before the next visit
         expect(player_row(ann, "Sofie")).to_have_count(0)
         join_room(sofie, link, "Sofie")
         expect(player_row(ann, "Sofie")).to_contain_text("online")
