@@ -50,7 +50,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import base64
 import contextlib
 import hmac
 import json
@@ -74,13 +73,19 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "bench"))
 sys.path.insert(1, str(REPO))
 
+# abuse before load: abuse puts bench/ first on the path as it loads, load then puts the
+# repository first again (bench/vision.py must not hide the vision package).
+import abuse  # noqa: E402
 import load  # noqa: E402
-import psutil  # noqa: E402
-from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
+from websockets.asyncio.client import ClientConnection  # noqa: E402
 from websockets.exceptions import ConnectionClosed  # noqa: E402
 
 from netlab import Host, SimulatedWifi, guard, unavailable_reason  # noqa: E402
-from netlab.websocket_frames import close_code_in  # noqa: E402
+from netlab.websocket_frames import (  # noqa: E402
+    client_text_frame,
+    close_code_in,
+    open_raw_websocket,
+)
 
 MB = 1024 * 1024
 PROBES = (
@@ -165,11 +170,7 @@ class Socket:
 
     @classmethod
     async def open(cls, url: str) -> Socket:
-        ws = await connect(
-            url, compression=None, open_timeout=30, ping_interval=None, close_timeout=1,
-            max_size=None, proxy=None,
-        )  # fmt: skip
-        return cls(ws)
+        return cls(await abuse.open_socket(url))
 
     async def _read(self) -> None:
         try:
@@ -214,10 +215,6 @@ class Socket:
             await asyncio.wait_for(self._reader, 5)
 
 
-def player_url(base: str, code: str, token: str) -> str:
-    return f"{ws_base(base)}/ws/rooms/{code}/?token={token}"
-
-
 async def sync(sock: Socket) -> dict[str, Any]:
     """The room's state, as a ``sync`` answers it ({} when it did not)."""
     reply = await sock.ask({"type": "sync"}) or {}
@@ -250,15 +247,6 @@ async def end_round(sock: Socket) -> dict[str, Any]:
     return await sync(sock)
 
 
-def solution_words(round_: dict[str, Any]) -> list[str]:
-    from solver import dictionaries, parse_board, solve
-
-    lexicon = dictionaries.load(str(round_.get("dictionary")))
-    board = parse_board(str(round_.get("board")))
-    found = solve(board, lexicon, int(round_.get("min_length") or 3)).words
-    return [word.word for word in found]
-
-
 async def create(base: str, nickname: str, settings: dict[str, Any] | None = None) -> Answer:
     body: dict[str, Any] = {"nickname": nickname, **({"settings": settings} if settings else {})}
     answer = await asyncio.to_thread(call, f"{base}/api/rooms", "POST", body)
@@ -279,7 +267,7 @@ class Wifi:
 
     def __init__(self, wifi: SimulatedWifi, bases: list[str]) -> None:
         self.wifi = wifi
-        self.bases = [with_host(base, wifi.gateway) for base in bases]
+        self.bases = [abuse.with_host(base, wifi.gateway) for base in bases]
         self.hosts: dict[str, Host] = {}
 
     def host(self, name: str) -> Host:
@@ -301,11 +289,6 @@ class Wifi:
         if child.returncode != 0 or not lines:
             raise RuntimeError(f"the attacker's {side} failed (exit {child.returncode})")
         return dict(json.loads(lines[-1]))
-
-
-def with_host(base: str, host: str) -> str:
-    parts = urllib.parse.urlsplit(base)
-    return parts._replace(netloc=f"{host}:{parts.port}").geturl()
 
 
 async def side_http(
@@ -385,35 +368,15 @@ async def side_guess(
 def open_never_reading(base: str, path: str) -> socket.socket:
     """A websocket handshake on a socket with a small receive window that is then never read."""
     parts = urllib.parse.urlsplit(base)
-    sock = socket.socket()
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-    sock.connect((parts.hostname or "", parts.port or 80))
-    key = base64.b64encode(os.urandom(16)).decode()
-    sock.sendall(
-        f"GET {path} HTTP/1.1\r\nHost: {parts.netloc}\r\nUpgrade: websocket\r\n"
-        f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n".encode()
-    )
-    head = b""
-    while b"\r\n\r\n" not in head:
-        head += sock.recv(1)
+    sock, head = open_raw_websocket(parts.hostname or "", parts.port or 80, path)
     if not head.startswith(b"HTTP/1.1 101"):
         raise RuntimeError(f"handshake refused: {head[:80]!r}")
     return sock
 
 
-def masked_text_frame(text: str) -> bytes:
-    payload = text.encode()
-    mask = os.urandom(4)
-    return (
-        bytes([0x81, 0x80 | len(payload)])
-        + mask
-        + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
-    )
-
-
 def send_syncs(sock: socket.socket, seconds: float) -> str:
     """``sync`` 8 times a second for ``seconds``, never reading; how sending ended."""
-    frame = masked_text_frame(json.dumps({"type": "sync"}))
+    frame = client_text_frame(json.dumps({"type": "sync"}))
     sock.settimeout(2.0)
     end = time.monotonic() + seconds
     sent = 0
@@ -485,7 +448,7 @@ class Row:
 class Bench:
     mode: str
     bases: list[str]  # the Daphnes, on 127.0.0.1
-    daphne_pids: list[int]
+    daphnes: list[abuse.RssSampler]
     wifi: Wifi
     guess_seconds: float
     never_reading_seconds: float
@@ -497,14 +460,7 @@ class Bench:
 
     def rss(self) -> int:
         """The Daphnes' RSS, their process trees together."""
-        total = 0
-        for pid in self.daphne_pids:
-            with contextlib.suppress(psutil.Error):
-                root = psutil.Process(pid)
-                for process in [root, *root.children(recursive=True)]:
-                    with contextlib.suppress(psutil.Error):
-                        total += process.memory_info().rss
-        return total
+        return sum(daphne.read() or 0 for daphne in self.daphnes)
 
 
 async def probe_poisoned_words(bench: Bench) -> None:
@@ -516,11 +472,11 @@ async def probe_poisoned_words(bench: Bench) -> None:
         call, f"{base}/api/rooms/{code}/join", "POST", {"nickname": "Mallory"}
     )
     b_token = joined.body["player"]["token"]
-    ann = await Socket.open(player_url(base, code, a_token))
-    mallory = await Socket.open(player_url(base, code, b_token))
+    ann = await Socket.open(abuse.ws_url(base, code, a_token))
+    mallory = await Socket.open(abuse.ws_url(base, code, b_token))
     await ann.ask({"type": "start_round"})
     round_ = await running_round(ann)
-    found = solution_words(round_)
+    found = abuse.solve_words(round_)
     refused = ["zzzxq", "qqqjx", "xxvvk", "jjjqz", "vvqxz"]
     poison = [
         {"word": found[0] if found else "tea", "client_id": "e\ud800"},
@@ -724,9 +680,11 @@ async def big_room(base: str, players: int = 160, with_sockets: int = 30) -> str
         )
         if joined.status == 201:
             tokens.append(joined.body["player"]["token"])
-    sockets = [await Socket.open(player_url(base, code, token)) for token in tokens[:with_sockets]]
+    sockets = [
+        await Socket.open(abuse.ws_url(base, code, token)) for token in tokens[:with_sockets]
+    ]
     await sockets[0].ask({"type": "start_round"})
-    found = solution_words(await running_round(sockets[0]))
+    found = abuse.solve_words(await running_round(sockets[0]))
     for index, sock in enumerate(sockets):
         for word in random.Random(index).sample(found, min(25, len(found))):
             await sock.send({"type": "submit", "word": word})
@@ -811,7 +769,7 @@ async def daily_attempt(base: str, nickname: str) -> tuple[Answer, Socket | None
     if answer.status != 201:
         return answer, None
     room, token = answer.body["room"]["code"], answer.body["player"]["token"]
-    return answer, await Socket.open(player_url(base, room, token))
+    return answer, await Socket.open(abuse.ws_url(base, room, token))
 
 
 async def listed(base: str, nickname: str) -> tuple[bool, dict[str, Any]]:
@@ -853,7 +811,7 @@ async def probe_daily(bench: Bench) -> None:
     speedy_answer, speedy = await daily_attempt(base, "Speedy")
     if speedy is None:
         raise RuntimeError(f"POST /api/daily: {speedy_answer.status} {speedy_answer.text}")
-    words = solution_words(await running_round(speedy))
+    words = abuse.solve_words(await running_round(speedy))
     began, pending = time.monotonic(), list(words[:60])
     accepted = 0
     while pending and time.monotonic() - began < 20:
@@ -888,7 +846,7 @@ async def probe_daily(bench: Bench) -> None:
     real_answer, real = await daily_attempt(base, "victim")
     real_listed = False
     if real is not None:
-        found = solution_words(await running_round(real))
+        found = abuse.solve_words(await running_round(real))
         for word, gap in zip(
             sorted(found, key=len, reverse=True)[:3], (2.3, 3.9, 0.0), strict=False
         ):
@@ -1011,7 +969,11 @@ def main() -> None:
         try:
             collect_static(site)
             site.start()
-            daphnes = [s.process.pid for s in site.processes if s.name.startswith("daphne")]
+            daphnes = [
+                abuse.RssSampler(s.process.pid)
+                for s in site.processes
+                if s.name.startswith("daphne")
+            ]
             bench = Bench(
                 args.mode, site.urls, daphnes, Wifi(wifi, site.urls),
                 args.guess_seconds, args.never_reading_seconds,

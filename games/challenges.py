@@ -55,12 +55,14 @@ def check_challenge(player: Player, word: Any, round_number: Any) -> tuple[Round
     # games.text's rule: the word is looked up (PostgreSQL refuses NUL) and stored.
     if not text.is_clean(word, MAX_ENTRY_LENGTH) or not word.strip():
         raise InvalidInput("word is a refused word as the results show it")
-    if Room.objects.filter(pk=player.room_id, game_ended_at__isnull=False).exists():
+    room = Room.objects.filter(pk=player.room_id).values_list("game", "game_ended_at").first()
+    game, ended_at = room if room is not None else (None, None)
+    if ended_at is not None:
         raise WrongRoundState(_("the game has ended: its standing is final"))
     round_ = Round.objects.filter(room_id=player.room_id, number=round_number).first()
     if round_ is None:
         raise RoundNotFound(_("this room has no round %(number)s") % {"number": round_number})
-    if Room.objects.filter(pk=player.room_id).exclude(game=round_.game).exists():  # new_game
+    if round_.game != game:  # a round of an earlier game (new_game)
         raise WrongRoundState(_("the game has ended: its standing is final"))
     if round_.status != Round.Status.ENDED:
         raise WrongRoundState(_("challenges come with the results, once the round has ended"))

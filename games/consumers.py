@@ -416,8 +416,8 @@ class RoomConsumer(AsyncWebsocketConsumer):
     async def _is_common(self, word: str) -> bool:
         """Whether an accepted word is a common one: from the running round in memory (no
         thread hop on the word path), else looked up."""
-        live = live_rounds.cached(self.my_room.pk)
-        if live is not None and not live.stale:
+        live = live_rounds.cached(self.my_room.pk)  # None when stale
+        if live is not None:
             return word in live.common
         return await in_thread(common_words.is_common)(word, self.my_room.dictionary)
 

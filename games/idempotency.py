@@ -27,12 +27,9 @@ from django.conf import settings
 from django.http import HttpRequest
 from django.utils.translation import gettext as _
 
-from games import throttle
+from games import text, throttle
 from games.exceptions import GameError
 from games.models import Player
-
-# Longest token a player can have (``Player.token``); a longer one is looked up nowhere.
-TOKEN_LENGTH = Player._meta.get_field("token").max_length or 64
 
 
 class IdempotencyKeyReused(GameError):
@@ -54,7 +51,7 @@ def caller(request: HttpRequest, token: str | None) -> str:
     the client address (the module's docstring). ``token``: the Bearer token, if any."""
     if token:
         player_id = None
-        if len(token) <= TOKEN_LENGTH and token.isprintable():  # else names no player
+        if text.looks_like_token(token):  # else names no player, and is not looked up
             player_id = Player.objects.filter(token=token).values_list("id", flat=True).first()
         identity = f"player:{player_id}" if player_id is not None else f"token:{token}"
     elif cookie := request.COOKIES.get(settings.SESSION_COOKIE_NAME):

@@ -95,10 +95,6 @@ def dictionary_facts(name: str) -> DictionaryFacts:
     return DictionaryFacts(min_length or 1, (language or "").split("-")[0].lower())
 
 
-def shortest_kept(name: str) -> int:
-    return dictionary_facts(name).min_length
-
-
 def dictionary_language(name: str) -> str:
     return dictionary_facts(name).language
 

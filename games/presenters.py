@@ -60,8 +60,9 @@ def settings_dict(room: Room) -> dict:
     }
 
 
-def round_dict(round_: Round) -> dict:
-    """What everyone may see of a round (never other players' words)."""
+def round_dict(round_: Round, common: frozenset[str] | None = None) -> dict:
+    """What everyone may see of a round (never other players' words). ``common``: the
+    round's common words when the caller has them already (else looked up if needed)."""
     return {
         "number": round_.number,
         "game": round_.game,
@@ -82,7 +83,7 @@ def round_dict(round_: Round) -> dict:
         # String keys: JSON would make them strings anyway, and the Redis channel layer's
         # msgpack refuses int map keys (every socket in the room would close with 1011).
         "points_table": {str(n): p for n, p in points_table(round_.rows, round_.cols).items()},
-        "word_counts": word_counts(round_),
+        "word_counts": word_counts(round_, common),
     }
 
 
@@ -97,12 +98,13 @@ def number_in_game(round_: Round) -> int:
     return earlier + 1
 
 
-def word_counts(round_: Round) -> list[dict] | None:
+def word_counts(round_: Round, common: frozenset[str] | None = None) -> list[dict] | None:
     """While a round runs: how many words of each length the board has, all and common
     (games.common_words), for every player's "words left"; counts only, never the words."""
     if round_.status != Round.Status.RUNNING or not round_.solution:
         return None
-    common = common_words.round_common_words(round_.solution, round_.dictionary)
+    if common is None:
+        common = common_words.round_common_words(round_.solution, round_.dictionary)
     rows = words_left([entry[0] for entry in round_.solution], common, ())
     return [
         {"length": row["length"], "total": row["total"], "common": row["common"]} for row in rows
@@ -267,9 +269,11 @@ def room_state(
     my_words: list[Submission],
     results: dict | None,
     dictionaries: dict[str, str],
+    common: frozenset[str] | None = None,
 ) -> dict:
     """The full picture a client needs after connecting or missing an event (the parts are
-    read by ``games.state.room_state``)."""
+    read by ``games.state.room_state``). ``results``: the current round's, once it ended;
+    ``common``: the current round's common words, while it runs."""
     state = {
         "code": room.code,
         "version": room.version,
@@ -284,7 +288,10 @@ def room_state(
         "you": None if viewer is None else viewer.id,
     }
     if current is not None:
-        state["round"] = round_dict(current)
+        # An ended round's results hold its round_dict already (built from the same row).
+        state["round"] = (
+            dict(results["round"]) if results is not None else round_dict(current, common)
+        )
         instant = current.instant_verdicts or current.status == Round.Status.ENDED
         state["my_words"] = [submission_dict(s, instant) for s in my_words]
     return state

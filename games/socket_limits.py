@@ -70,21 +70,31 @@ def echo_type(kind: object) -> str | None:
     return kind[: MAX_ECHO_CHARS - 1] + "…"
 
 
-class FloodGuard:
+class _Refilled:
+    """One socket's bucket, refilled with time (its own event loop only: no lock). Size and
+    rate are read at each refill, from the module's settings (tests change them)."""
+
+    def __init__(self, size: float) -> None:
+        self.balance = size
+        self.last = time.monotonic()
+
+    def _refill(self, size: float, per_second: float) -> None:
+        now = time.monotonic()
+        self.balance = min(size, self.balance + (now - self.last) * per_second)
+        self.last = now
+
+
+class FloodGuard(_Refilled):
     """Counts one socket's rate-limited messages; ``overflowing`` once it sent too many."""
 
     def __init__(self) -> None:
-        self.allowance = float(FLOOD_ALLOWANCE)
-        self.last = time.monotonic()
+        super().__init__(float(FLOOD_ALLOWANCE))
 
     def overflowing(self) -> bool:
         """Record one more rate-limited message; True when the socket should be closed."""
-        now = time.monotonic()
-        refill = (now - self.last) * FLOOD_REFILL_PER_SECOND
-        self.allowance = min(float(FLOOD_ALLOWANCE), self.allowance + refill)
-        self.last = now
-        self.allowance -= 1.0
-        return self.allowance < 0.0
+        self._refill(float(FLOOD_ALLOWANCE), FLOOD_REFILL_PER_SECOND)
+        self.balance -= 1.0
+        return self.balance < 0.0
 
 
 # Sockets per token (authenticated or not yet), counted before any database work: the
@@ -124,24 +134,20 @@ SYNC_BYTES_BURST = 524_288
 SYNC_BYTES_PER_SECOND = 65_536.0
 
 
-class SyncBudget:
+class SyncBudget(_Refilled):
     """One socket's ``sync`` replies, counted in bytes. A reply is allowed while the bucket
     is not empty and then charged in full (its size is known only once it is built), so
     the bucket may go below zero: the next ``sync`` waits until it has refilled."""
 
     def __init__(self) -> None:
-        self.balance = float(SYNC_BYTES_BURST)
-        self.last = time.monotonic()
+        super().__init__(float(SYNC_BYTES_BURST))
 
-    def _refill(self) -> None:
-        now = time.monotonic()
-        refill = (now - self.last) * SYNC_BYTES_PER_SECOND
-        self.balance = min(float(SYNC_BYTES_BURST), self.balance + refill)
-        self.last = now
+    def _refill_bytes(self) -> None:
+        self._refill(float(SYNC_BYTES_BURST), SYNC_BYTES_PER_SECOND)
 
     def wait_seconds(self) -> float:
         """0 when a ``sync`` may be answered now, else the seconds until it may."""
-        self._refill()
+        self._refill_bytes()
         if self.balance > 0.0:
             return 0.0
         if SYNC_BYTES_PER_SECOND <= 0.0:  # a bucket that never refills (tests)
@@ -150,5 +156,5 @@ class SyncBudget:
 
     def spend(self, sent_bytes: int) -> None:
         """Charge a ``state`` reply of ``sent_bytes``."""
-        self._refill()
+        self._refill_bytes()
         self.balance -= sent_bytes

@@ -50,11 +50,12 @@ def live_counts_of(round_: Round) -> dict[str, int]:
     return live_counts.counts_by_round([round_.id])[round_.id]
 
 
-def results(round_: Round) -> dict:
+def results(round_: Round, totals: dict[int, int] | None = None) -> dict:
     """Everything a finished round shows (docs/api.md, "Results"). Fixed once the round
     has ended (a challenge the host accepts rescores it): the players of the round (in the
     room when it ended, or who entered a word in it) and totals up to this round, not who
-    joined or what was scored later."""
+    joined or what was scored later. ``totals``: those totals when the caller has read
+    them already (``room_totals`` of the room whose latest round this is)."""
     room = round_.room
     submissions = [
         presenters.ScoredEntry(*row)
@@ -71,7 +72,8 @@ def results(round_: Round) -> dict:
     for player in players.values():
         player.room = room  # presenters read the host from it
     challenges = list(round_.challenges.select_related("player", "round").order_by("id"))
-    totals = room_totals(room, through_round=round_.number, game=round_.game)
+    if totals is None:
+        totals = room_totals(room, through_round=round_.number, game=round_.game)
     common = common_words.round_common_words(round_.solution, round_.dictionary)
     used = {
         player_id: count
@@ -92,11 +94,14 @@ def in_room_at_end(player: Player, round_: Round) -> bool:
     return player.joined_at <= end and (player.left_at is None or player.left_at > end)
 
 
-def words_left(current: Round | None, viewer: Player | None, mine: list[Submission]) -> dict | None:
+def words_left(
+    current: Round | None, viewer: Player | None, mine: list[Submission], common: frozenset[str]
+) -> dict | None:
     """A player's "words left" during a round: counts per length of the board's words, all
-    and common ones, and how many the player has not found. Counts only: the words a player
-    has not found are never sent before the round ends. With verdicts hidden until the end,
-    nothing is subtracted (that would tell which entries count)."""
+    and ``common`` ones (the round's, games.common_words), and how many the player has not
+    found. Counts only: the words a player has not found are never sent before the round
+    ends. With verdicts hidden until the end, nothing is subtracted (that would tell which
+    entries count)."""
     if viewer is None or current is None or current.status != Round.Status.RUNNING:
         return None
     found = (
@@ -104,7 +109,6 @@ def words_left(current: Round | None, viewer: Player | None, mine: list[Submissi
         if current.instant_verdicts
         else set()
     )
-    common = common_words.round_common_words(current.solution, current.dictionary)
     words = [entry[0] for entry in current.solution]
     return {
         "by_length": solver_common.words_left(words, common, found),
@@ -121,32 +125,36 @@ def room_state(room: Room, viewer: Player | None = None) -> dict:
         player.room = room
     # The current game's latest round: after new_game, none yet (the players are in the lobby).
     current = room.rounds.filter(game=room.game).order_by("-number").first()
+    totals = room_totals(room)
     counts: dict[str, int] = {}
     mine: list[Submission] = []
     ended_results = None
+    common: frozenset[str] | None = None  # the running round's common words, read once
     if current is not None:
         current.room = room
         if current.status == Round.Status.RUNNING:
             counts = live_counts_of(current)
+            common = common_words.round_common_words(current.solution, current.dictionary)
         if current.status == Round.Status.ENDED:
-            ended_results = results(current)
+            # The game's latest round: its totals "up to this round" are the game's totals.
+            ended_results = results(current, totals)
         if viewer is not None:
             mine = list(Submission.objects.filter(round=current, player=viewer).order_by("id"))
     state = presenters.room_state(
         room,
         viewer,
         players,
-        room_totals(room),
+        totals,
         current,
         counts,
         mine,
         ended_results,
         available_dictionaries(),
+        common,
     )
-    state["words_left"] = words_left(current, viewer, mine)
-    if state["words_left"] is not None and current is not None:
+    state["words_left"] = None if common is None else words_left(current, viewer, mine, common)
+    if state["words_left"] is not None and common is not None:
         # The page counts the words the player finds from here on (each verdict says too).
-        common = common_words.round_common_words(current.solution, current.dictionary)
         for word in state["my_words"]:
             if word.get("accepted"):
                 word["common"] = word["word"] in common

@@ -142,12 +142,9 @@ def bucket_key(address: str) -> str | None:
     Unix socket: this machine), never limited."""
     if not address:
         return None
-    try:
-        ip = ipaddress.ip_address(address.split("%")[0])
-    except ValueError:
+    ip = proxies.parse_ip(address)
+    if ip is None:
         return address  # unparsable: still counted, as one client
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
     if ip.is_loopback:
         return None
     if isinstance(ip, ipaddress.IPv6Address):
@@ -160,13 +157,16 @@ def _tokens(limit: Limit, key: str, now: float) -> float:
     return min(float(limit.burst), tokens + (now - then) * limit.per_second)
 
 
-def _refuse(limit: Limit, tokens: float) -> Throttled:
-    retry_after = max(1, math.ceil((1 - tokens) / limit.per_second))
+def _throttled(refusal: str, retry_after: int) -> Throttled:
     message = gettext("%(refusal)s; try again in %(seconds)s s") % {
-        "refusal": limit.message,
+        "refusal": refusal,
         "seconds": retry_after,
     }
     return Throttled(message, retry_after)
+
+
+def _refuse(limit: Limit, tokens: float) -> Throttled:
+    return _throttled(limit.message, max(1, math.ceil((1 - tokens) / limit.per_second)))
 
 
 def _prune(now: float) -> None:
@@ -217,12 +217,7 @@ def check(limit: Limit, address: str) -> None:
 
 
 def _refuse_window(window: Window, oldest: float, now: float) -> Throttled:
-    retry_after = max(1, math.ceil(oldest + window.seconds - now))
-    message = gettext("%(refusal)s; try again in %(seconds)s s") % {
-        "refusal": window.message,
-        "seconds": retry_after,
-    }
-    return Throttled(message, retry_after)
+    return _throttled(window.message, max(1, math.ceil(oldest + window.seconds - now)))
 
 
 def _recent(window: Window, key: str, now: float) -> deque[tuple[float, str]] | None:

@@ -80,8 +80,9 @@ def check_entry(entry: Any, client_id: Any) -> tuple[str, str]:
     if len(entry) > MAX_ENTRY_LENGTH:
         raise InvalidInput(_("a word has at most %(count)s letters") % {"count": MAX_ENTRY_LENGTH})
     # Refused, not judged "not a word" (spaces around it are trimmed when it is judged).
-    # isprintable also refuses unassigned characters and other spaces than " ".
-    if not text.is_clean(entry.strip(), MAX_ENTRY_LENGTH) or not entry.strip().isprintable():
+    # isprintable refuses all that games.text refuses (Cc, Cs, Cf), and also unassigned
+    # characters and other spaces than " "; the length was checked above.
+    if not entry.strip().isprintable():
         raise InvalidInput(_("a word cannot contain control characters"))
     return entry, client_id
 

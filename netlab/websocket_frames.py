@@ -4,9 +4,39 @@ browser would: a socket that never reads, then looks at what the server had queu
 
 from __future__ import annotations
 
+import base64
+import os
+import socket
 import struct
 
 CLOSE_OPCODE = 0x8
+
+
+def open_raw_websocket(host: str, port: int, path: str = "/") -> tuple[socket.socket, bytes]:
+    """A websocket handshake on a plain socket with a small receive window, so that what the
+    server sends piles up on its side while the client does not read. Returns the socket
+    and the head of the server's answer (``HTTP/1.1 101`` when it took the socket)."""
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.connect((host, port))
+    key = base64.b64encode(os.urandom(16)).decode()
+    sock.sendall(
+        f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\n"
+        f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+        "Sec-WebSocket-Version: 13\r\n\r\n".encode()
+    )
+    head = b""
+    while b"\r\n\r\n" not in head:  # the answer is the headers alone: nothing sent yet
+        head += sock.recv(1)
+    return sock, head
+
+
+def client_text_frame(text: str) -> bytes:
+    """A masked (client) text frame of fewer than 126 bytes."""
+    payload = text.encode()
+    mask = os.urandom(4)
+    masked = bytes(byte ^ mask[i % 4] for i, byte in enumerate(payload))
+    return bytes([0x81, 0x80 | len(payload)]) + mask + masked
 
 
 def server_frames(data: bytes) -> list[tuple[int, bytes]]:

@@ -176,8 +176,13 @@ def check_photo(upload: UploadedFile | None) -> tuple[str, int, int]:
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
             with Image.open(upload, formats=[image_format]) as image:
                 width, height = image.size
+                check_pixels(width, height, image_format)
+                # A large progressive JPEG, which libjpeg holds whole while decoding: told
+                # at upload, not after the wait for the reader.
+                check_coefficients(image)
                 turned = _turns_a_quarter(image)
-                coefficients_over = _coefficients_over_limit(image)
+    except ImageTooLargeError as error:
+        raise PhotoTooLarge(str(error)) from None
     except UnidentifiedImageError:
         raise InvalidInput(_("the file is not an image (JPEG, PNG, WebP, ...)")) from None
     except Image.DecompressionBombError:
@@ -188,12 +193,6 @@ def check_photo(upload: UploadedFile | None) -> tuple[str, int, int]:
         raise InvalidInput(_("the image is damaged and cannot be decoded")) from None
     finally:
         upload.seek(0)
-    try:
-        check_pixels(width, height, image_format)
-    except ImageTooLargeError as error:
-        raise PhotoTooLarge(str(error)) from None
-    if coefficients_over is not None:
-        raise PhotoTooLarge(coefficients_over)
     if min(width, height) < MIN_SIDE:
         raise InvalidInput(
             _(
@@ -204,16 +203,6 @@ def check_photo(upload: UploadedFile | None) -> tuple[str, int, int]:
     if turned:
         width, height = height, width
     return EXTENSIONS[image_format], width, height
-
-
-def _coefficients_over_limit(image: Image.Image) -> str | None:
-    """Why the reader would refuse to decode ``image`` (a large progressive JPEG, which
-    libjpeg holds whole while decoding), or None: told at upload, not after the wait."""
-    try:
-        check_coefficients(image)
-    except ImageTooLargeError as error:
-        return str(error)
-    return None
 
 
 def _turns_a_quarter(image: Image.Image) -> bool:

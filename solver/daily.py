@@ -7,8 +7,9 @@ date's board before that day (the salt and the algorithm are public, in this rep
 
 A roll that spells too few words (a board with two vowels is no fun for three minutes) is
 rolled again with the next attempt number, until one is rich enough: at least
-``MIN_WORDS`` words, ``MIN_LONG_WORDS`` of them ``LONG_WORD`` letters or longer. About three rolls in four pass with the English list, so a date needs one or two
-rolls (well under a millisecond each).
+``MIN_WORDS`` words, ``MIN_LONG_WORDS`` of them ``LONG_WORD`` letters or longer. About
+three rolls in four pass with the English list, so a date needs one or two rolls (well
+under a millisecond each).
 
 Which board a date gets depends on the lexicon it is checked with: callers that must show
 everyone the same board all day store the first one they derive (``daily.boards``).

@@ -13,7 +13,7 @@ import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
 
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from solver import dictionaries, from_faces, solve
 from solver.solve import FoundWord
@@ -66,6 +66,11 @@ class DaphneServer(SiteServer):
 # ---------------------------------------------------------------- a player's moves
 
 
+def phone_context(browser: Browser, **options) -> BrowserContext:
+    """A new context (a player's own browser) on a phone: 360x640, touch, mobile."""
+    return browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True, **options)
+
+
 def watch_errors(page: Page) -> list[str]:
     """Collect the page's uncaught errors and console errors; tests assert none."""
     errors: list[str] = []
@@ -86,6 +91,11 @@ def create_room(page: Page, base_url: str, nickname: str) -> str:
     page.get_by_role("button", name="Create room").click()
     page.wait_for_url("**/r/*/")
     expect(page.locator("#lobby-panel")).to_be_visible()
+    return room_code(page)
+
+
+def room_code(page: Page) -> str:
+    """The code of the room the page shows (its URL ends in /r/<code>/)."""
     return page.url.rstrip("/").rsplit("/", 1)[1]
 
 
@@ -99,6 +109,39 @@ def join_room(page: Page, link: str, nickname: str) -> None:
 def wait_until_playing(page: Page, timeout: float = 20_000) -> None:
     """Wait for the countdown to end: the word field opens."""
     expect(page.locator("#entry")).to_be_enabled(timeout=timeout)
+
+
+def play_alone(page: Page, base_url: str, nickname: str, daily: bool = False) -> str:
+    """From the start page, practise alone (or, ``daily``, play today's board): the round
+    starts at once, without a lobby; wait out the countdown. Returns the room code."""
+    page.goto(base_url + "/")
+    if daily:
+        page.get_by_label("Nickname on the leaderboard").fill(nickname)
+        page.get_by_role("button", name="Play today's board").click()
+    else:
+        page.get_by_label("Your nickname").fill(nickname)
+        page.get_by_role("button", name="Start practice").click()
+    page.wait_for_url("**/r/*/")
+    wait_until_playing(page)
+    return room_code(page)
+
+
+def play_best_word(host: Page, player: Page) -> FoundWord:
+    """The host starts the round; once the player's clock runs, the player enters the
+    board's best word and sees it counted. Returns that word."""
+    host.locator("#start-round").click()
+    # The new round's play view first: the word field of a round ended early (or of the
+    # previous game) can still be enabled while the results or the lobby show.
+    expect(player.locator("#play-panel")).to_be_visible()
+    wait_until_playing(player)
+    # The dice show their faces once the clock starts (not during the countdown).
+    player.wait_for_function(
+        "() => [...document.querySelectorAll('#play-board .die')].every(d => d.dataset.face)"
+    )
+    best = words_on(board_faces(player))[0]
+    type_word(player, best.word)
+    expect(my_word(player, best.word)).to_be_visible()
+    return best
 
 
 def start_solo_round(page: Page, base_url: str, nickname: str) -> tuple[str, list[FoundWord]]:

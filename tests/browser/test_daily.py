@@ -13,6 +13,9 @@ from tests.browser.helpers import (
     board_faces,
     my_word,
     overflowing,
+    phone_context,
+    play_alone,
+    room_code,
     screenshot,
     small_targets,
     type_word,
@@ -27,7 +30,7 @@ pytestmark = pytest.mark.browser
 def test_play_the_daily_board_and_see_the_score_on_the_leaderboard(site, browser) -> None:
     """From the start page: play today's board (the round starts at once, no lobby), enter
     a word, the round ends; the results say the rank, and the start page lists the score."""
-    context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
+    context = phone_context(browser)
     try:
         page = context.new_page()
         errors = watch_errors(page)
@@ -42,7 +45,7 @@ def test_play_the_daily_board_and_see_the_score_on_the_leaderboard(site, browser
         page.get_by_label("Nickname on the leaderboard").fill("Daisy")
         page.get_by_role("button", name="Play today's board").click()
         page.wait_for_url("**/r/*/")
-        code = page.url.rstrip("/").rsplit("/", 1)[1]
+        code = room_code(page)
         expect(page.locator("#lobby-panel")).to_be_hidden()
         expect(page.locator("#share-card")).to_be_hidden()  # solo: nothing to share
         wait_until_playing(page)
@@ -91,16 +94,11 @@ def test_play_the_daily_board_and_see_the_score_on_the_leaderboard(site, browser
 def test_a_daily_game_without_points_is_not_listed(site, browser) -> None:
     """A daily game that ends with no word scores nothing: the results say it is not on
     the leaderboard (it holds no nickname), and the start page does not list it."""
-    context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
+    context = phone_context(browser)
     try:
         page = context.new_page()
         errors = watch_errors(page)
-        page.goto(site.url + "/")
-        page.get_by_label("Nickname on the leaderboard").fill("Zero")
-        page.get_by_role("button", name="Play today's board").click()
-        page.wait_for_url("**/r/*/")
-        code = page.url.rstrip("/").rsplit("/", 1)[1]
-        wait_until_playing(page)
+        code = play_alone(page, site.url, "Zero", daily=True)
         site.end_round_now(code)
         expect(page.locator("#results-panel")).to_be_visible(timeout=15_000)
         expect(page.locator("#daily-result")).to_contain_text("no points this time")
@@ -115,7 +113,7 @@ def test_a_daily_game_without_points_is_not_listed(site, browser) -> None:
 
 def test_practice_alone_on_5x5_starts_a_5x5_round(site, browser) -> None:
     """Practice alone: pick 5x5 and Start; the round starts at once on a 5x5 board."""
-    context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
+    context = phone_context(browser)
     try:
         page = context.new_page()
         errors = watch_errors(page)
@@ -161,12 +159,7 @@ def test_a_daily_game_ends_with_the_leaderboard_and_practice_not_a_round_2(
     try:
         page = context.new_page()
         errors = watch_errors(page)
-        page.goto(site.url + "/")
-        page.get_by_label("Nickname on the leaderboard").fill("Olga")
-        page.get_by_role("button", name="Play today's board").click()
-        page.wait_for_url("**/r/*/")
-        code = page.url.rstrip("/").rsplit("/", 1)[1]
-        wait_until_playing(page)
+        code = play_alone(page, site.url, "Olga", daily=True)
         site.end_round_now(code)
         expect(page.locator("#results-panel")).to_be_visible(timeout=15_000)
         result = page.locator("#daily-result")

@@ -9,17 +9,14 @@ from playwright.sync_api import expect
 
 from tests.browser.helpers import (
     DESKTOP,
-    PHONE,
-    board_faces,
     create_room,
     join_room,
-    my_word,
     overflowing,
+    phone_context,
+    play_best_word,
     screenshot,
-    type_word,
     wait_until_playing,
     watch_errors,
-    words_on,
 )
 
 pytestmark = pytest.mark.browser
@@ -40,7 +37,7 @@ def standing_rows(page) -> list[tuple[str, str, str, bool]]:
 
 def test_host_ends_the_game_and_everyone_sees_the_final_standing(site, browser) -> None:
     ann_context = browser.new_context(viewport=DESKTOP)
-    bob_context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    bob_context = phone_context(browser)
     try:
         ann, bob = ann_context.new_page(), bob_context.new_page()
         ann_errors, bob_errors = watch_errors(ann), watch_errors(bob)
@@ -52,12 +49,8 @@ def test_host_ends_the_game_and_everyone_sees_the_final_standing(site, browser) 
 
         # No round yet: nothing to end.
         expect(ann.locator("#end-game-button")).to_have_count(0)
-        ann.locator("#start-round").click()
+        best = play_best_word(ann, bob)
         wait_until_playing(ann)
-        wait_until_playing(bob)
-        best = words_on(board_faces(bob))[0]
-        type_word(bob, best.word)
-        expect(my_word(bob, best.word)).to_be_visible()
         expect(ann.locator("#end-game")).to_be_hidden()  # not while a round runs
         site.end_round_now(code)
         for page in (ann, bob):

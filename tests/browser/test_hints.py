@@ -10,10 +10,11 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.helpers import (
-    PHONE,
     board_faces,
     overflowing,
-    wait_until_playing,
+    phone_context,
+    play_alone,
+    screenshot,
     watch_errors,
     words_on,
 )
@@ -29,16 +30,11 @@ def test_practice_hint_on_a_phone_shows_letters_and_costs_points(site, browser) 
     a word on the board, announced politely; a second hint on the same word shows a letter
     more (or moves on to a new word after all but its last letter). The results say
     "Hints: 2 (minus 2 pts).", and the page fits the phone."""
-    context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
+    context = phone_context(browser)
     try:
         page = context.new_page()
         errors = watch_errors(page)
-        page.goto(site.url + "/")
-        page.get_by_label("Your nickname").fill("Pat")
-        page.get_by_role("button", name="Start practice").click()
-        page.wait_for_url("**/r/*/")
-        code = page.url.rstrip("/").rsplit("/", 1)[1]
-        wait_until_playing(page)
+        code = play_alone(page, site.url, "Pat")
         button = page.get_by_role("button", name=f"Hint ({MINUS}1 pt)")
         expect(button).to_be_visible()
         button.focus()
@@ -58,7 +54,7 @@ def test_practice_hint_on_a_phone_shows_letters_and_costs_points(site, browser) 
         assert box is not None and box["height"] >= 43.5, box
         page.keyboard.press("Enter")  # the focus stayed on the button
         expect(text).to_contain_text(f"Hints used: 2 ({MINUS}2 pts)")
-        page.screenshot(path="/tmp/hint-phone.png", animations="disabled")
+        screenshot(page, "hint-phone")
         assert overflowing(page) == []
 
         site.end_round_now(code)
@@ -70,15 +66,11 @@ def test_practice_hint_on_a_phone_shows_letters_and_costs_points(site, browser) 
 
 
 def test_the_daily_board_has_no_hint_button(site, browser) -> None:
-    context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
+    context = phone_context(browser)
     try:
         page = context.new_page()
-        page.goto(site.url + "/")
         # A name of its own: another test's "Daisy" owns hers on today's leaderboard.
-        page.get_by_label("Nickname on the leaderboard").fill("Hazel")
-        page.get_by_role("button", name="Play today's board").click()
-        page.wait_for_url("**/r/*/")
-        wait_until_playing(page)
+        play_alone(page, site.url, "Hazel", daily=True)
         expect(page.locator("#words-left-chip")).to_be_visible()
         expect(page.locator("#hint-button")).to_be_hidden()
     finally:

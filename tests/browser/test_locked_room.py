@@ -7,9 +7,9 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.helpers import (
-    PHONE,
     create_room,
     overflowing,
+    phone_context,
     screenshot,
     small_targets,
     watch_errors,
@@ -22,8 +22,7 @@ def test_a_newcomer_waits_until_the_host_lets_them_in(site, browser) -> None:
     """Ann (host, phone) locks the room; Dan's phone asks to join and sees the waiting
     screen; Ann sees Dan at the top of her lobby with "Let in" and "Refuse", lets him in,
     and Dan's phone goes to the lobby as a player. Both fit a 360 px screen."""
-    phone = {"viewport": PHONE, "has_touch": True, "is_mobile": True}
-    ann_context, dan_context = browser.new_context(**phone), browser.new_context(**phone)
+    ann_context, dan_context = phone_context(browser), phone_context(browser)
     try:
         ann, dan = ann_context.new_page(), dan_context.new_page()
         ann_errors, dan_errors = watch_errors(ann), watch_errors(dan)

@@ -18,6 +18,7 @@ from tests.browser.helpers import (
     join_room,
     my_word,
     overflowing,
+    phone_context,
     small_targets,
     start_solo_round,
     type_word,
@@ -37,10 +38,9 @@ def shot(page, name: str) -> None:
         page.screenshot(path=f"{SHOT_DIR}/{name}.png", animations="disabled")
 
 
-def phone_context(browser, **options):
-    return browser.new_context(
-        viewport=PHONE, has_touch=True, is_mobile=True, device_scale_factor=2, **options
-    )
+def sharp_phone_context(browser, **options):
+    """A phone (``helpers.phone_context``) with a 2x screen."""
+    return phone_context(browser, device_scale_factor=2, **options)
 
 
 def in_viewport(page, selector: str) -> bool:
@@ -71,7 +71,7 @@ Object.defineProperty(navigator, "share", {
 def test_host_on_a_phone_sees_the_invitation_first(site, browser) -> None:
     """The lobby opens with the QR code and a Share button (the Web Share API), above the
     start button, the rules, the photo card and the settings; all in the first screen."""
-    context = phone_context(browser)
+    context = sharp_phone_context(browser)
     context.add_init_script(FAKE_SHARE)
     try:
         page = context.new_page()
@@ -111,7 +111,7 @@ def test_host_on_a_phone_sees_the_invitation_first(site, browser) -> None:
 
 def test_without_web_share_the_invitation_copies_the_link(site, browser) -> None:
     """No navigator.share (most laptops): no Share button, the Copy button copies."""
-    context = phone_context(browser)
+    context = sharp_phone_context(browser)
     context.add_init_script("delete Navigator.prototype.share;")
     try:
         page = context.new_page()
@@ -135,7 +135,7 @@ def test_own_words_are_in_view_during_a_round(site, browser, viewport) -> None:
     """After three words and a refused entry, the latest word and the count (entries and
     accepted words apart) show without scrolling."""
     phone = viewport == PHONE
-    context = phone_context(browser) if phone else browser.new_context(viewport=viewport)
+    context = sharp_phone_context(browser) if phone else browser.new_context(viewport=viewport)
     try:
         page = context.new_page()
         errors = watch_errors(page)
@@ -173,8 +173,8 @@ LONG_NAME = "WWWWWWWWWWWW_MMMMMMMMMMM"
 def test_a_long_nickname_does_not_widen_the_page(site, browser) -> None:
     """A 24-character nickname without spaces, at 360 px: lobby, round and results fit."""
     assert len(LONG_NAME) == 24
-    host_context = phone_context(browser)
-    guest_context = phone_context(browser)
+    host_context = sharp_phone_context(browser)
+    guest_context = sharp_phone_context(browser)
     try:
         host, guest = host_context.new_page(), guest_context.new_page()
         errors = watch_errors(host) + watch_errors(guest)
@@ -382,7 +382,7 @@ def body_background_luminance(page) -> float:
 def test_colour_scheme_keeps_text_readable(site, browser, scheme) -> None:
     """With the system in dark mode the pages turn dark; in both modes every text keeps
     4.5:1 (3:1 when large) on the start page, lobby, round and results."""
-    host_context = phone_context(browser, color_scheme=scheme)
+    host_context = sharp_phone_context(browser, color_scheme=scheme)
     try:
         page = host_context.new_page()
         errors = watch_errors(page)

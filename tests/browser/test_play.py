@@ -9,12 +9,12 @@ from playwright.sync_api import expect
 
 from tests.browser.helpers import (
     DESKTOP,
-    PHONE,
     board_faces,
     create_room,
     drag_word,
     join_room,
     my_word,
+    phone_context,
     player_words,
     screenshot,
     tap_word,
@@ -43,7 +43,7 @@ def test_two_players_play_a_round_and_see_the_same_results(site, browser) -> Non
     """Ann (laptop) creates a room and types; Bob (phone) joins by the link, drags one word
     and taps another. Both see the same scores, with their shared word cancelled."""
     ann_context = browser.new_context(viewport=DESKTOP)
-    bob_context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
+    bob_context = phone_context(browser)
     try:
         ann, bob = ann_context.new_page(), bob_context.new_page()
         ann_errors, bob_errors = watch_errors(ann), watch_errors(bob)

@@ -5,7 +5,6 @@ list, and a kicked player's page reads plainly."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -13,26 +12,21 @@ from playwright.sync_api import Page, expect
 from tests.browser.helpers import (
     DESKTOP,
     PHONE,
-    board_faces,
     create_room,
     join_room,
-    my_word,
     overflowing,
+    phone_context,
+    play_best_word,
     screenshot,
-    type_word,
-    wait_until_playing,
     watch_errors,
-    words_on,
 )
 
 pytestmark = pytest.mark.browser
 
-SHOTS = Path("/tmp/helper-b-rematch")
-
 
 def shot(page: Page, name: str) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True, animations="disabled")
+    """A whole-page screenshot of a step of the flow (BOGGLE_SCREENSHOT_DIR, as every one)."""
+    screenshot(page, f"rematch-flow-{name}", full_page=True)
 
 
 def player_row(page: Page, nickname: str):
@@ -41,18 +35,7 @@ def player_row(page: Page, nickname: str):
 
 def play_a_word(site, code: str, host: Page, player: Page) -> int:
     """One round: the player enters the board's best word; returns its points."""
-    host.locator("#start-round").click()
-    # The new round's play view first: the word field of a round ended early (or of the
-    # previous game) can still be enabled while the results or the lobby show.
-    expect(player.locator("#play-panel")).to_be_visible()
-    wait_until_playing(player)
-    # The dice show their faces once the clock starts (not during the countdown).
-    player.wait_for_function(
-        "() => [...document.querySelectorAll('#play-board .die')].every(d => d.dataset.face)"
-    )
-    best = words_on(board_faces(player))[0]
-    type_word(player, best.word)
-    expect(my_word(player, best.word)).to_be_visible()
+    best = play_best_word(host, player)
     site.end_round_now(code)
     expect(player.locator("#results-panel")).to_be_visible()
     return best.points
@@ -66,8 +49,8 @@ def test_the_hosts_new_game_keeps_the_group_in_the_room(site, browser, host_view
         else {"viewport": PHONE, "is_mobile": True, "has_touch": True}
     )
     ann_context = browser.new_context(**host_options)
-    bob_context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
-    visitor_context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    bob_context = phone_context(browser)
+    visitor_context = phone_context(browser)
     try:
         ann, bob = ann_context.new_page(), bob_context.new_page()
         ann_errors, bob_errors = watch_errors(ann), watch_errors(bob)
@@ -151,7 +134,7 @@ def test_a_returning_player_keeps_their_points_on_the_hosts_list(site, browser) 
     her points each time, without a reload. Her page, removed, reads plainly and does not
     list her among those here."""
     ann_context = browser.new_context(viewport=DESKTOP)
-    sofie_context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    sofie_context = phone_context(browser)
     try:
         ann, sofie = ann_context.new_page(), sofie_context.new_page()
         code = create_room(ann, site.url, "Ann")
@@ -162,8 +145,8 @@ def test_a_returning_player_keeps_their_points_on_the_hosts_list(site, browser) 
 
         sofie.once("dialog", lambda dialog: dialog.accept())
         sofie.locator("#leave").click()
-        sofie.wait_for_url(re.compile(r"/$"))
-        sofie.wait_for_load_state("networkidle")  # leaving settles before the next visit
+        # The start page itself: "/$" alone also matches the room's own "/r/<code>/".
+        sofie.wait_for_url(re.compile(r"^https?://[^/]+/$"))
         expect(player_row(ann, "Sofie")).to_have_count(0)
         join_room(sofie, link, "Sofie")
         expect(player_row(ann, "Sofie")).to_contain_text("online")

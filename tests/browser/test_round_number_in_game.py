@@ -7,7 +7,13 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.helpers import DESKTOP, PHONE, create_room, wait_until_playing, watch_errors
+from tests.browser.helpers import (
+    DESKTOP,
+    create_room,
+    phone_context,
+    wait_until_playing,
+    watch_errors,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -29,7 +35,7 @@ def play_round(site, code: str, host: Page) -> None:
 
 
 def test_a_new_games_first_round_is_round_1_on_every_screen(site, browser) -> None:
-    host_context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    host_context = phone_context(browser)
     table_context = browser.new_context(viewport=DESKTOP)
     try:
         ann, table = host_context.new_page(), table_context.new_page()

@@ -9,19 +9,20 @@ Screenshots go to /tmp/round-start/ for a person to look at.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser.helpers import (
     DESKTOP,
-    PHONE,
     board_faces,
     create_room,
     drag_word,
     join_room,
     my_word,
+    phone_context,
+    play_best_word,
+    screenshot,
     start_solo_round,
     type_word,
     wait_until_playing,
@@ -32,14 +33,13 @@ from tests.browser.helpers import (
 pytestmark = pytest.mark.browser
 
 TABLE_SCREEN = {"width": 1920, "height": 1080}
-SHOTS = Path("/tmp/round-start")
 # No share sheet, as on most laptops.
 NO_SHARE_SHEET = "delete Navigator.prototype.share; delete Navigator.prototype.canShare;"
 
 
 def shot(page: Page, name: str) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"{name}.png"), animations="disabled")
+    """A screenshot of a step (BOGGLE_SCREENSHOT_DIR, as every one)."""
+    screenshot(page, f"round-start-{name}")
 
 
 def board_in_view(page: Page, selector: str = "#play-board .board") -> bool:
@@ -70,17 +70,13 @@ def test_a_phone_far_down_the_results_gets_the_board_when_the_next_round_starts(
     the host starts round 2: the meaning closes, the board is on Bob's screen, and his
     first drag counts."""
     ann_context = browser.new_context(viewport=DESKTOP)
-    bob_context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    bob_context = phone_context(browser)
     try:
         ann, bob = ann_context.new_page(), bob_context.new_page()
         ann_errors, bob_errors = watch_errors(ann), watch_errors(bob)
         code = create_room(ann, site.url, "Ann")
         join_room(bob, f"{site.url}/r/{code}/", "Bob")
-        ann.locator("#start-round").click()
-        wait_until_playing(bob)
-        word = words_on(board_faces(bob))[0].word
-        type_word(bob, word)
-        expect(my_word(bob, word)).to_be_visible()
+        word = play_best_word(ann, bob).word
         end_round(site, [ann, bob], code, 1)
 
         # Far down the page (the game stats), with a meaning open over it.
@@ -118,7 +114,7 @@ def test_a_phone_far_down_the_results_gets_the_board_when_the_next_round_starts(
 def test_the_letters_show_only_when_the_clock_starts(site, browser) -> None:
     """During the 3 s countdown the dice are face down on the phones and the table screen,
     with no letter in the page; at the start every screen shows the same board."""
-    ann_context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    ann_context = phone_context(browser)
     table_context = browser.new_context(viewport=TABLE_SCREEN)
     try:
         ann = ann_context.new_page()
@@ -157,7 +153,7 @@ def test_the_table_screen_names_every_tied_winner(site, browser) -> None:
     """Hanna and Sofie score the same: the table screen says they tie (the phones rank both
     first), and after the host ends the game both are its winners."""
     hanna_context = browser.new_context(viewport=DESKTOP)
-    sofie_context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    sofie_context = phone_context(browser)
     table_context = browser.new_context(viewport=TABLE_SCREEN)
     try:
         hanna, sofie, table = (

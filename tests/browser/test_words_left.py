@@ -12,11 +12,11 @@ import wordfreq
 from playwright.sync_api import expect
 
 from tests.browser.helpers import (
-    PHONE,
     board_faces,
     create_room,
     my_word,
     overflowing,
+    phone_context,
     screenshot,
     type_word,
     wait_until_playing,
@@ -34,9 +34,7 @@ def is_common(word: str) -> bool:
 
 
 def test_words_left_on_a_phone_and_points_in_the_results(site, browser) -> None:
-    context = browser.new_context(
-        viewport=PHONE, has_touch=True, is_mobile=True, device_scale_factor=2
-    )
+    context = phone_context(browser, device_scale_factor=2)
     try:
         page = context.new_page()
         errors = watch_errors(page)
@@ -64,7 +62,6 @@ def test_words_left_on_a_phone_and_points_in_the_results(site, browser) -> None:
         expect(page.locator("#words-left-panel .hint")).to_contain_text(f"and {rare} rare word")
         assert overflowing(page) == []
         page.locator("#words-left-chip").scroll_into_view_if_needed()
-        page.screenshot(path="/tmp/wordsleft-phone.png", animations="disabled")
         screenshot(page, "words-left-phone")
 
         site.end_round_now(code)
@@ -79,7 +76,7 @@ def test_words_left_on_a_phone_and_points_in_the_results(site, browser) -> None:
         expect(rare_words.locator(".chip-note").first).to_have_text(re.compile(r"^\+\d+$"))
         assert overflowing(page) == []
         page.locator(".all-words").scroll_into_view_if_needed()
-        page.screenshot(path="/tmp/results-points-phone.png", animations="disabled")
+        screenshot(page, "results-points-phone")
         assert errors == []
     finally:
         context.close()

@@ -11,7 +11,7 @@ from django.test import Client
 from django.utils import timezone
 
 from games import rounds, words
-from games.models import Player, Round
+from games.models import Player, Round, Submission
 
 DAY = date(2026, 5, 1)
 
@@ -53,3 +53,16 @@ def words_of(round_: Round, count: int) -> list[str]:
     """The best ``count`` words on the round's board (its solution, highest points first)."""
     round_.refresh_from_db()
     return [entry[0] for entry in round_.solution[:count]]
+
+
+def enter_at_pace(round_: Round, player: Player, entries: list[str], seconds_apart: float) -> None:
+    """Enter ``entries`` through the engine, then date them ``seconds_apart`` from the
+    round's start: the pace the plausibility rules judge is the test's, not how fast this
+    machine happened to run."""
+    for entry in entries:
+        words.do_submit_word(player, entry)
+    round_.refresh_from_db()
+    mine = Submission.objects.filter(round=round_, player=player).order_by("id")
+    for index, submission_id in enumerate(mine.values_list("id", flat=True)):
+        at = round_.starts_at + timedelta(seconds=(index + 1) * seconds_apart)
+        Submission.objects.filter(pk=submission_id).update(created_at=at)

@@ -9,10 +9,10 @@ from asgiref.sync import sync_to_async
 
 from games import live, words
 from games.models import Player
+from tests.games.test_consumer_round import end_by_host
 from tests.games.ws_helpers import (
     NOT_A_DICTIONARY_WORD,
     ask,
-    receive_until,
     seconds_from_now,
     set_round_times,
     start_round,
@@ -30,8 +30,7 @@ async def test_a_resend_after_the_round_ended_answers_as_the_first_time() -> Non
     first_refused = await submit(bob.comm, NOT_A_DICTIONARY_WORD, "b2")
     assert first_accepted["verdict"] == "accepted"
     assert first_refused["verdict"] == "not_in_dictionary"
-    assert (await ask(ann.comm, "end_round"))["type"] == "ok"
-    await receive_until(bob.comm, "round.ended")
+    await end_by_host(ann, bob)
 
     for first, client_id in ((first_accepted, "b1"), (first_refused, "b2")):
         again = await submit(bob.comm, first["word"].upper(), client_id)

@@ -45,9 +45,11 @@ async def test_a_spectators_sync_is_refused_past_its_byte_budget(one_byte_budget
     assert (refused["type"], refused["code"]) == ("error", "rate_limited")
 
 
-def test_the_budget_allows_bursts_then_refills_by_the_byte() -> None:
+def test_the_budget_allows_bursts_then_refills_by_the_byte(monkeypatch) -> None:
     """Answered while the bucket holds anything, then charged in full: a 125 KB state five
-    times at once, then refused until enough bytes have come back."""
+    times at once, then refused until enough bytes have come back. The clock stands still
+    (a busy machine's pauses would refill it between the syncs)."""
+    monkeypatch.setattr(socket_limits.time, "monotonic", lambda: 1000.0)
     budget = socket_limits.SyncBudget()
     state_bytes = 125_000
     answered = 0

@@ -17,6 +17,7 @@ from PIL import Image, ImageChops
 from games import round_image, text
 from games.exceptions import InvalidInput
 from games.nicknames import MAX_MARKS_PER_LETTER, longest_mark_run
+from tests.games.test_consumer_round import end_by_host
 from tests.games.ws_helpers import (
     ask,
     create_room,
@@ -212,8 +213,7 @@ async def test_a_bad_client_id_is_refused_and_other_players_words_are_kept(
         assert verdict["type"] == "verdict", verdict
     accepted = await submit(ann.comm, "cats", "a1")
     assert accepted["accepted"] is True, accepted
-    assert (await ask(ann.comm, "end_round"))["type"] == "ok"
-    await receive_until(bob.comm, "round.ended")
+    await end_by_host(ann, bob)
     results = await sync_to_async(Client().get)(f"/api/rooms/{ann.code}/rounds/1")
     players = {p["nickname"]: p for p in results.json()["results"]["players"]}
     assert {w["word"] for w in players["Bob"]["rejected"]} == set(bobs)

@@ -260,6 +260,21 @@ async def drain(ws: Any, failures: list[str], url: str) -> None:
             failures.append(f"{url[:120]}: server_error")
 
 
+async def until_the_clock_runs(url: str, failures: list[str]) -> None:
+    """Wait until the room's round runs and the server's clock has passed its
+    ``starts_at`` (the countdown over), as the server's ``sync`` replies say."""
+    async with websockets.connect(url, open_timeout=20, close_timeout=2, max_size=None) as ws:
+        for number in range(100):
+            request_id = f"clock{number}"
+            await ws.send(json.dumps({"type": "sync", "request_id": request_id}))
+            reply = await answer(ws, request_id, failures, url) or {}
+            round_ = (reply.get("state") or {}).get("round") or {}
+            if round_.get("status") == "running" and reply["server_time"] >= round_["starts_at"]:
+                return
+            await asyncio.sleep(0.2)
+    raise AssertionError("the round's countdown never ended")
+
+
 def bad_messages(kinds: list[str]) -> list[dict | str]:
     """Each message type with each bad value in each of its fields, and broken frames."""
     fields = {
@@ -309,7 +324,7 @@ async def fuzz_sockets(
     ann, bob = (f"{base}/ws/rooms/{code}/?token={token}" for token in tokens)
     setup: list[dict | str] = [{"type": "set_board", "board": BOARD}, {"type": "start_round"}]
     await exchange(ann, setup, failures)
-    await asyncio.sleep(3.5)  # the countdown
+    await until_the_clock_runs(ann, failures)
     submits = bad_messages(["submit"])
     await asyncio.gather(
         exchange(ann, submits[::2], failures), exchange(bob, submits[1::2], failures)

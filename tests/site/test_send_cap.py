@@ -8,7 +8,6 @@ the server has given up on it.
 
 from __future__ import annotations
 
-import base64
 import os
 import re
 import socket
@@ -22,7 +21,7 @@ import pytest
 
 from boggle_site import send_cap
 from boggle_site.network import free_port
-from netlab.websocket_frames import server_frames
+from netlab.websocket_frames import client_text_frame, open_raw_websocket, server_frames
 from tests.servers import REPO_ROOT
 from tests.stack import poll_until
 
@@ -75,28 +74,9 @@ def _accepts(port: int) -> bool:
 
 def open_websocket(port: int) -> socket.socket:
     """A raw websocket on ``/`` after its handshake, with a small receive window."""
-    sock = socket.socket()
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-    sock.connect(("127.0.0.1", port))
-    key = base64.b64encode(os.urandom(16)).decode()
-    sock.sendall(
-        f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
-        f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
-        "Sec-WebSocket-Version: 13\r\n\r\n".encode()
-    )
-    head = b""
-    while b"\r\n\r\n" not in head:  # the answer is the headers alone: nothing sent yet
-        head += sock.recv(1)
+    sock, head = open_raw_websocket("127.0.0.1", port)
     assert head.startswith(b"HTTP/1.1 101"), head
     return sock
-
-
-def text_frame(text: str) -> bytes:
-    """A masked (client) text frame of fewer than 126 bytes."""
-    payload = text.encode()
-    mask = os.urandom(4)
-    masked = bytes(byte ^ mask[i % 4] for i, byte in enumerate(payload))
-    return bytes([0x81, 0x80 | len(payload)]) + mask + masked
 
 
 def read_frames(sock: socket.socket) -> list[tuple[int, bytes]]:
@@ -132,7 +112,7 @@ def test_a_socket_that_never_reads_is_closed_4013_within_the_cap(
     port, log_path = flood_server
     sock = open_websocket(port)
     try:
-        sock.sendall(text_frame(FLOOD))
+        sock.sendall(client_text_frame(FLOOD))
         poll_until(lambda: CLOSE_LINE.search(log_path.read_text()) is not None, "the 4013 close")
         match = CLOSE_LINE.search(log_path.read_text())
         assert match is not None

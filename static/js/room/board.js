@@ -60,6 +60,16 @@ export class BoardView {
     this.highlight([]);
   }
 
+  /** `round`'s board at clock phase `phase` (timer.js): the dice face down until the clock
+   * starts, as the countdown is for getting ready, not for a head start on the letters.
+   * Cheap when nothing changed (setBoard keeps the same board). */
+  showRound(round, phase) {
+    this.setBoard(round, {
+      concealed: phase === "preparing" || phase === "countdown",
+      concealedText: phase === "countdown" ? gettext("%(board)s: the letters show when the round starts", { board: this.label }) : null,
+    });
+  }
+
   describe() {
     const rows = [];
     for (let row = 0; row < this.rows; row += 1) {

@@ -68,20 +68,23 @@ export class HintView {
     // A minus sign (U+2212), not a hyphen: "Hint (−1 pt)".
     this.button.textContent = ngettext("Hint (−%(count)s pt)", "Hint (−%(count)s pts)", cost);
     const latest = this.latest && this.latest.round === round.number ? this.latest : null;
-    this.text.textContent = latest ? `${hintText(latest)} · ${this.usedText(latest.hints_used, cost)}` : "";
+    this.text.textContent = latest ? this.latestText(latest, cost) : "";
   }
 
-  usedText(used, cost) {
-    return ngettext("Hints used: %(hints)s (−%(count)s pt)", "Hints used: %(hints)s (−%(count)s pts)", used * cost, {
+  /** "A word of 6 letters: PL… · Hints used: 2 (−2 pts)" */
+  latestText(hint, cost) {
+    const used = hint.hints_used;
+    const usedText = ngettext("Hints used: %(hints)s (−%(count)s pt)", "Hints used: %(hints)s (−%(count)s pts)", used * cost, {
       hints: used,
     });
+    return `${hintText(hint)} · ${usedText}`;
   }
 
   /** The server's answer to `hint`. */
   shown(message) {
     this.done();
     this.latest = { ...message };
-    this.text.textContent = `${hintText(message)} · ${this.usedText(message.hints_used, message.cost)}`;
+    this.text.textContent = this.latestText(message, message.cost);
     announce(hintText(message));
   }
 

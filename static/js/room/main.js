@@ -394,9 +394,9 @@ function bringBoardIntoView() {
   const focused = document.activeElement;
   if (focused instanceof HTMLElement && !$("#play-panel").contains(focused)) focused.blur();
   window.scrollTo({ top: 0, behavior: "instant" });
-  const board = $("#play-panel .board-wrap").getBoundingClientRect();
+  const board = $("#play-panel .board-wrap");
   // Below a header or a host's waiting list on a short screen: as much board as fits.
-  if (board.bottom > window.innerHeight) $("#play-panel .board-wrap").scrollIntoView({ block: "nearest", behavior: "instant" });
+  if (board.getBoundingClientRect().bottom > window.innerHeight) board.scrollIntoView({ block: "nearest", behavior: "instant" });
 }
 
 function renderPhase() {

@@ -134,8 +134,10 @@ export class PlayView {
     if (!round || store.phase !== "play") return;
     const all = changed.has("all");
     if (all || changed.has("round")) this.renderRound(round);
-    if (all || changed.has("words") || changed.has("round")) this.renderWords(store, round);
-    if (all || changed.has("words") || changed.has("round")) this.wordsLeft.render(round.word_counts ? { by_length: round.word_counts, verdicts_hidden: !round.instant_verdicts } : null, store.words);
+    if (all || changed.has("words") || changed.has("round")) {
+      this.renderWords(store, round);
+      this.wordsLeft.render(round.word_counts ? { by_length: round.word_counts, verdicts_hidden: !round.instant_verdicts } : null, store.words);
+    }
     if (changed.has("verdict")) this.renderVerdict(store.lastVerdict, round);
     if (all || changed.has("host") || changed.has("round")) {
       this.el.hostActions.hidden = !(store.isHost && round.status === "running");
@@ -144,18 +146,8 @@ export class PlayView {
     this.hints.render(store, this.phase === "playing");
   }
 
-  /** The dice, face down until the clock starts: the countdown is for getting ready, not for
-   * a head start on the letters (the server sends them with round.started). */
-  showBoard(round, phase) {
-    const hidden = phase === "preparing" || phase === "countdown";
-    this.board.setBoard(round, {
-      concealed: hidden,
-      concealedText: phase === "countdown" ? gettext("%(board)s: the letters show when the round starts", { board: this.board.label }) : null,
-    });
-  }
-
   renderRound(round) {
-    this.showBoard(round, roundClock(round, this.clock.now()).phase);
+    this.board.showRound(round, roundClock(round, this.clock.now()).phase);
     this.el.title.textContent = gettext("Round %(number)s", { number: roundInGame(round) });
     const parts = [gettext("%(count)s+ letters", { count: round.min_length }), gettext("Qu counts as 2")];
     if (round.cancel_duplicates) parts.push(gettext("shared words score 0"));
@@ -304,7 +296,7 @@ export class PlayView {
     if (countdown.textContent !== countdownText) countdown.textContent = countdownText;
 
     const playing = clock.phase === "playing";
-    if (this.phase !== clock.phase) this.showBoard(round, clock.phase);
+    if (this.phase !== clock.phase) this.board.showRound(round, clock.phase);
     if (entry.disabled === playing) {
       entry.disabled = !playing;
       submit.disabled = !playing;

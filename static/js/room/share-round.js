@@ -18,12 +18,13 @@ export function pictureUrl(code, number) {
 
 async function sharePicture(code, number, status) {
   const url = pictureUrl(code, number);
+  const filename = `boggle-${code}-round-${number}.png`;
   if (typeof navigator.share === "function" && typeof navigator.canShare === "function") {
     try {
       const response = await fetch(url, { credentials: "same-origin" });
       if (!response.ok) throw new Error(`HTTP ${response.status}`);
       const blob = await response.blob();
-      const file = new File([blob], `boggle-${code}-round-${number}.png`, { type: "image/png" });
+      const file = new File([blob], filename, { type: "image/png" });
       if (navigator.canShare({ files: [file] })) {
         await navigator.share({ files: [file], title: gettext("Boggle round %(number)s", { number }) });
         return;
@@ -43,7 +44,7 @@ async function sharePicture(code, number, status) {
     return;
   }
   // Pop-ups blocked: save the file instead.
-  const link = h("a", { href: url, download: `boggle-${code}-round-${number}.png`, hidden: true });
+  const link = h("a", { href: url, download: filename, hidden: true });
   document.body.append(link);
   link.click();
   link.remove();

@@ -293,24 +293,19 @@ export class RoomStore {
 
   /** The server's answer to one of our entries. */
   verdict(message) {
-    const entry = {
-      word: message.word,
-      client_id: message.client_id,
-      verdict: message.verdict,
-      accepted: message.accepted,
-      reason: message.reason,
-      common: message.common,
-      pending: false,
-    };
-    const index = this.words.findIndex((word) => message.client_id && word.client_id === message.client_id);
-    if (index >= 0) this.words[index] = entry;
-    else this.words.push(entry);
+    const entry = this.putWord(message);
     this.lastVerdict = { ...entry, at: Date.now() };
     this.notify("words", "verdict");
   }
 
   /** An entry made in another tab of mine (`my_word`): listed, without this tab's flash. */
   myWord(message) {
+    this.putWord(message);
+    this.notify("words");
+  }
+
+  /** A judged entry (`verdict` or `my_word`), in place of its pending one; returns it. */
+  putWord(message) {
     const entry = {
       word: message.word,
       client_id: message.client_id,
@@ -323,7 +318,7 @@ export class RoomStore {
     const index = this.words.findIndex((word) => message.client_id && word.client_id === message.client_id);
     if (index >= 0) this.words[index] = entry;
     else this.words.push(entry);
-    this.notify("words");
+    return entry;
   }
 
   /** An entry the server refused with an error (wrong time, bad input): show it refused. */

@@ -59,8 +59,9 @@ export class WordsLeftView {
     const counts = this.counts;
     const rows = wordsLeft(counts, this.words);
     const hidden = counts.verdicts_hidden;
-    const commonLeft = rows.reduce((sum, row) => sum + (hidden ? row.common : row.commonLeft), 0);
-    const rareLeft = rows.reduce((sum, row) => sum + (hidden ? row.total - row.common : row.left - row.commonLeft), 0);
+    // With verdicts hidden nothing is taken off: `left` and `commonLeft` are the board's counts.
+    const commonLeft = rows.reduce((sum, row) => sum + row.commonLeft, 0);
+    const rareLeft = rows.reduce((sum, row) => sum + row.left - row.commonLeft, 0);
     this.button.textContent = `${gettext("Words left")}: ${commonLeft} ${this.open ? "▴" : "▾"}`;
     this.button.setAttribute("aria-expanded", String(this.open));
     this.panel.hidden = !this.open;
@@ -70,7 +71,7 @@ export class WordsLeftView {
       .map((row) =>
         h(
           "li",
-          { class: row.commonLeft || hidden ? "" : "done", dataset: { length: row.length } },
+          { class: row.commonLeft ? "" : "done", dataset: { length: row.length } },
           hidden
             ? gettext("%(count)s letters: %(total)s on the board", { count: row.length, total: row.common })
             : gettext("%(count)s letters: %(left)s left", { count: row.length, left: row.commonLeft }),

@@ -131,19 +131,9 @@ function renderLobby() {
   $("#table-players").replaceChildren(...items);
 }
 
-/** The dice, face down until the clock starts: the countdown is for getting ready, not for
- * a head start on the letters. Cheap when nothing changed (setBoard keeps the same board). */
-function showBoard(round, clockPhase) {
-  const hidden = clockPhase === "preparing" || clockPhase === "countdown";
-  board.setBoard(round, {
-    concealed: hidden,
-    concealedText: clockPhase === "countdown" ? gettext("%(board)s: the letters show when the round starts", { board: board.label }) : null,
-  });
-}
-
 function renderRound() {
   const round = store.round;
-  showBoard(round, roundClock(round, clock.now()).phase);
+  board.showRound(round, roundClock(round, clock.now()).phase);
   $("#table-round-title").textContent = gettext("Round %(number)s", { number: roundInGame(round) });
   const parts = [gettext("%(count)s+ letters", { count: round.min_length }), gettext("Qu counts as 2")];
   if (round.cancel_duplicates) parts.push(gettext("shared words score 0"));
@@ -199,7 +189,7 @@ function tick() {
     label = gettext("Time's up");
     value = "0:00";
   }
-  showBoard(round, state.phase);
+  board.showRound(round, state.phase);
   const timer = $("#table-timer");
   if ($("#table-timer-label").textContent !== label) $("#table-timer-label").textContent = label;
   if ($("#table-timer-value").textContent !== value) $("#table-timer-value").textContent = value;
