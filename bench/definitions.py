@@ -4,7 +4,7 @@
 
 Rolls seeded boards (seeds 0..N-1), solves each with every language's dictionary
 (english, english-common, dutch, french: Dutch and French need Debian's wdutch and wfrench),
-and looks every word of the solution sets up in the compiled definitions (python -m lexicon
+and looks every word of the solution sets up in the compiled definitions (python -m meanings
 build: WordNet then GCIDE for English, FreeDict). Prints, per dictionary, the share of the
 words (counted once per board they are on, and once overall) with a definition, the share
 each source defines, and the files' sizes, opening time and look-up time.
@@ -22,9 +22,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from lexicon.store import DefinitionStore, fold, language_files, lookup, store_path  # noqa: E402
+from meanings.store import DefinitionStore, fold, language_files, lookup, store_path  # noqa: E402
 from solver import dictionaries, roll, solve  # noqa: E402
-from solver.errors import LexiconError  # noqa: E402
+from solver.errors import WordListError  # noqa: E402
 
 DICTIONARIES = ("english", "english-common", "dutch", "french")
 
@@ -35,30 +35,30 @@ def main() -> None:
     parser.add_argument("--dice", default="classic")
     args = parser.parse_args()
 
-    subprocess.run([sys.executable, "-m", "lexicon", "build"], cwd=REPO, check=True)
+    subprocess.run([sys.executable, "-m", "meanings", "build"], cwd=REPO, check=True)
     boards = [roll(args.dice, seed) for seed in range(args.boards)]
     print(f"{args.boards} {args.dice} boards (seeds 0..{args.boards - 1})")
     for name in DICTIONARIES:
         entry = dictionaries.get_named_list(name)
         try:
             dictionaries.build(name)
-        except LexiconError as error:
+        except WordListError as error:
             print(f"{name}: word list not available: {error}")
             continue
         path = store_path(entry.language)
         if not path.is_file():
             print(
-                f"{name}: no compiled definitions for {entry.language!r} (see python -m lexicon build)"
+                f"{name}: no compiled definitions for {entry.language!r} (see python -m meanings build)"
             )
             continue
         started = time.perf_counter()
         store = DefinitionStore(path)
         open_ms = (time.perf_counter() - started) * 1000
         lookup(entry.language, "a")  # opens the language's later files (GCIDE) too
-        lexicon = dictionaries.load(name)
+        word_list = dictionaries.load(name)
         on_boards: list[str] = []
         for board in boards:
-            on_boards.extend(found.word for found in solve(board, lexicon).words)
+            on_boards.extend(found.word for found in solve(board, word_list).words)
         unique = sorted(set(on_boards))
         times: list[float] = []
         defined: set[str] = set()

@@ -24,13 +24,13 @@ sys.path.insert(0, str(REPO))
 from solver import dictionaries, roll, solve  # noqa: E402
 
 
-def time_boards(dice_set: str, count: int, lexicon) -> dict:
+def time_boards(dice_set: str, count: int, word_list) -> dict:
     boards = [roll(dice_set, seed) for seed in range(count)]
     times, words, points = [], 0, 0
     started = time.perf_counter()
     for board in boards:
         before = time.perf_counter()
-        solution = solve(board, lexicon)
+        solution = solve(board, word_list)
         times.append(time.perf_counter() - before)
         words += len(solution)
         points += solution.total_points
@@ -60,18 +60,18 @@ def main() -> None:
         stdout=subprocess.DEVNULL,
     )
     started = time.perf_counter()
-    lexicon = dictionaries.load(args.dictionary)
-    solve(roll("classic", 0), lexicon)  # first solve: the dictionary is ready to use
+    word_list = dictionaries.load(args.dictionary)
+    solve(roll("classic", 0), word_list)  # first solve: the dictionary is ready to use
     ready_ms = (time.perf_counter() - started) * 1000
 
     print(
-        f"dictionary {args.dictionary}: {len(lexicon)} words, ready to solve in {ready_ms:.1f} ms"
+        f"dictionary {args.dictionary}: {len(word_list)} words, ready to solve in {ready_ms:.1f} ms"
     )
     for label, dice_set, count in (
         ("4x4 classic", "classic", args.boards4),
         ("6x6 super-big", "super-big", args.boards6),
     ):
-        result = time_boards(dice_set, count, lexicon)
+        result = time_boards(dice_set, count, word_list)
         print(
             f"{label}: {result['boards']} boards, {result['boards_per_second']:.0f} boards/s, "
             f"median {result['median_ms']:.3f} ms, p95 {result['p95_ms']:.3f} ms, "

@@ -162,7 +162,8 @@ def boggler_crops(reader) -> None:
     boards: list[tuple[np.ndarray, list[str]]] = []
     for split in ("TRAIN", "TEST"):
         for board_dir in sorted((folder / split).glob("[0-9][0-9][0-9]")):
-            crops, faces = [], []
+            board_crops: list[np.ndarray] = []
+            board_faces: list[str] = []
             for image_path in sorted(board_dir.glob("img_feat_*.jpg")):
                 label = image_path.with_suffix(".label").read_text().strip()
                 try:
@@ -174,10 +175,10 @@ def boggler_crops(reader) -> None:
                 die = np.asarray(
                     Image.fromarray(image[:side, :side]).resize((32, 32), Image.Resampling.BILINEAR)
                 )
-                crops.append(die)
-                faces.append(face)
-            if crops:
-                boards.append((np.array(crops), faces))
+                board_crops.append(die)
+                board_faces.append(face)
+            if board_crops:
+                boards.append((np.array(board_crops), board_faces))
     if not boards:
         return
     for remembered in (0, 1, 2):
@@ -248,8 +249,16 @@ def sets(reader, validation) -> bool:
                 floor,
             )
             ok &= met or not name.startswith("look")  # the floor's set: real photos, another look
-    for remembered, total in totals.items():
-        line(f"all of them, {remembered} confirmed", *total, None)
+    for remembered, (dice, dice_right, board_count, boards_right, silent) in totals.items():
+        line(
+            f"all of them, {remembered} confirmed",
+            dice,
+            dice_right,
+            board_count,
+            boards_right,
+            silent,
+            None,
+        )
     boggler_crops(reader)
     return ok
 
@@ -272,6 +281,8 @@ def timing(reader_class, models: Path, validation, repeat: int) -> bool:
     with tempfile.TemporaryDirectory() as folder:
         big = Path(folder) / "12mp.jpg"
         image = cv2.imread(str(photo))
+        if image is None:
+            raise RuntimeError(f"OpenCV cannot read {photo}")
         cv2.imwrite(str(big), cv2.resize(image, (4000, 3000), interpolation=cv2.INTER_CUBIC))
         for label, path, memory in (
             ("4000x3000 (12 MP)", big, None),

@@ -48,17 +48,17 @@ def child_direct(words: Path) -> None:
     django.setup()
     from django.core.management import call_command
 
-    from dictionaries import services
+    from dictionaries import compiling, files
     from dictionaries.models import Dictionary
 
     call_command("migrate", verbosity=0)
     relative = f"uploads/{hashlib.sha256(words.read_bytes()).hexdigest()}.txt"
-    (services.dictionary_dir() / "uploads").mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(words, services.dictionary_dir() / relative)
+    (files.dictionary_dir() / "uploads").mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(words, files.dictionary_dir() / relative)
     dictionary = Dictionary.objects.create(name="big", title="Big", upload=relative)
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     started = time.monotonic()
-    services.compile_dictionary(dictionary.pk)
+    compiling.compile_dictionary(dictionary.pk)
     dictionary.refresh_from_db()
     print(
         json.dumps(

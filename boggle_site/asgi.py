@@ -16,14 +16,14 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.sessions import SessionMiddlewareStack  # noqa: E402
 from django.conf import settings  # noqa: E402
 
-from boggle_site.body_limit import BodyLimitMiddleware, guard_daphne  # noqa: E402
-from boggle_site.connection_guard import guard_connections  # noqa: E402
-from boggle_site.gc_tuning import freeze_long_lived, tune_for_latency  # noqa: E402
-from boggle_site.send_cap import guard_send_buffers  # noqa: E402
-from boggle_site.websocket_origin import browser_origin_validator  # noqa: E402
 from games.background import ensure_started  # noqa: E402
 from games.routing import websocket_urlpatterns  # noqa: E402
 from photos.reading import preload_reader  # noqa: E402
+from web.body_limit import BodyLimitMiddleware, guard_daphne  # noqa: E402
+from web.connection_guard import guard_connections  # noqa: E402
+from web.gc_tuning import freeze_long_lived, tune_for_latency  # noqa: E402
+from web.send_cap import guard_send_buffers  # noqa: E402
+from web.websocket_origin import browser_origin_validator  # noqa: E402
 
 guard_daphne()
 guard_connections()

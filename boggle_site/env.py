@@ -52,12 +52,12 @@ DEFAULT_DICTIONARY_RETENTION_DAYS = 30
 # reads, then writes, fails at once with "database is locked" instead of waiting), and
 # writers wait up to SQLITE_BUSY_SECONDS for the lock instead of failing.
 SQLITE_BUSY_SECONDS = 30
-SQLITE_ENGINE = "boggle_site.sqlite"
+SQLITE_ENGINE = "web.sqlite"
 SQLITE_CONN_MAX_AGE = 300
 # Pages the WAL may reach before a commit checkpoints it itself (SQLite's default: 1,000).
 # That checkpoint runs inside the commit, under the process's write lock, so every writer
 # waits for it: the verdicts of a crowd stalled 100-200 ms each time. Web processes
-# checkpoint in the background instead (boggle_site.sqlite.checkpoint_wal); this bounds the
+# checkpoint in the background instead (web.sqlite.checkpoint_wal); this bounds the
 # WAL (some 40 MB) where nothing does.
 SQLITE_WAL_AUTOCHECKPOINT_PAGES = 10_000
 SQLITE_OPTIONS = {
@@ -132,7 +132,7 @@ def trusted_proxies(env: Env) -> list[str]:
     """BOGGLE_TRUSTED_PROXIES: the networks (comma-separated addresses or CIDRs, as uvicorn's
     ``--forwarded-allow-ips``) of the reverse proxies in front of Daphne. Only a request whose
     TCP peer is in one of them has its ``X-Forwarded-For`` and ``X-Forwarded-Proto`` read
-    (``boggle_site.proxies``); default none: every client is the peer Daphne saw.
+    (``web.proxies``); default none: every client is the peer Daphne saw.
 
     The former ``BOGGLE_TRUSTED_PROXY_HOPS`` counted entries of ``X-Forwarded-For`` whoever
     sent it, so a client reaching Daphne directly chose its own address: a non-zero value is
@@ -230,13 +230,13 @@ def _local_daily_secret(path: Path) -> str:
 def serves_local_network(env: Env) -> bool:
     """True in the embedded default (no DJANGO_ALLOWED_HOSTS, no production service): the
     site answers any address of this machine and the local network's own names, so phones
-    on the same Wi-Fi can play (``boggle_site.hosts`` refuses public names)."""
+    on the same Wi-Fi can play (``web.hosts`` refuses public names)."""
     return not get_str(env, "DJANGO_ALLOWED_HOSTS") and not is_production(env)
 
 
 def allowed_hosts(env: Env) -> list[str]:
     """DJANGO_ALLOWED_HOSTS as a list. Unset: every Host in the embedded default (narrowed
-    to local names by ``boggle_site.hosts.LocalNetworkHostMiddleware``), local names only
+    to local names by ``web.hosts.LocalNetworkHostMiddleware``), local names only
     in production."""
     if serves_local_network(env):
         return ["*"]
@@ -290,7 +290,7 @@ def security_settings(env: Env) -> dict[str, Any]:
     proxy_header = (
         ("HTTP_X_FORWARDED_PROTO", "https") if get_bool(env, "BOGGLE_PROXY_SSL_HEADER") else None
     )
-    # The header is read only from a declared proxy (boggle_site.proxies drops it from
+    # The header is read only from a declared proxy (web.proxies drops it from
     # anyone else): without one, every request would look like plain http, and the
     # redirect to https would loop.
     if proxy_header is not None and not trusted_proxies(env):
@@ -336,7 +336,7 @@ def database_config(env: Env, base_dir: Path) -> dict[str, Any]:
     else:
         config = {"ENGINE": "django.db.backends.sqlite3", "NAME": base_dir / "var" / "db.sqlite3"}
     if config["ENGINE"] == "django.db.backends.sqlite3":
-        # Django's backend, with a process's write transactions queued (boggle_site.sqlite).
+        # Django's backend, with a process's write transactions queued (web.sqlite).
         config["ENGINE"] = SQLITE_ENGINE
         config["OPTIONS"] = {**SQLITE_OPTIONS, **config.get("OPTIONS", {})}
         # Kept open: the websocket thread pool's threads then skip reopening the file (and
@@ -386,7 +386,7 @@ def channel_layers(env: Env) -> dict[str, Any]:
         prefix = redis_key_prefix(env)
         return {
             "default": {
-                "BACKEND": "boggle_site.channel_layer.PooledRedisChannelLayer",
+                "BACKEND": "web.channel_layer.PooledRedisChannelLayer",
                 "CONFIG": {
                     "hosts": [
                         {

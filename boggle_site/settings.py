@@ -21,16 +21,16 @@ BOGGLE_DAILY_SECRET = env.daily_secret(ENV, SECRET_KEY, BASE_DIR / "var")
 DEBUG = env.debug_enabled(ENV)
 ALLOWED_HOSTS = env.allowed_hosts(ENV)
 CSRF_TRUSTED_ORIGINS = env.csrf_trusted_origins(ENV)
-# Embedded default: answer this machine's addresses and local names (boggle_site.hosts).
+# Embedded default: answer this machine's addresses and local names (web.hosts).
 BOGGLE_SERVES_LOCAL_NETWORK = env.serves_local_network(ENV)
 # Base of join links and QR codes; else the request's address, never a loopback one.
 BOGGLE_PUBLIC_URL = env.public_url(ENV)
 BOGGLE_LAN_HOST = env.lan_host(ENV)
-# Per-address limits (games.throttle): the proxies whose X-Forwarded-* headers are read
-# (boggle_site.proxies), and a switch.
+# Per-address limits (web.throttle): the proxies whose X-Forwarded-* headers are read
+# (web.proxies), and a switch.
 BOGGLE_TRUSTED_PROXIES = env.trusted_proxies(ENV)
 BOGGLE_RATE_LIMITS = env.get_bool(ENV, "BOGGLE_RATE_LIMITS", True)
-# Where the unknown-room-code budget is kept for all web processes (games.shared_windows):
+# Where the unknown-room-code budget is kept for all web processes (web.shared_windows):
 # the production Redis; unset, each process counts its own.
 BOGGLE_LIMITS_REDIS_URL = env.get_str(ENV, "REDIS_URL")
 BOGGLE_REDIS_PREFIX = env.redis_key_prefix(ENV)
@@ -62,6 +62,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "channels",
+    "web",
     "dictionaries",
     "games",
     "photos",
@@ -72,12 +73,12 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     # Outermost: every response gets the policy, even a refused Host's 400.
-    "boggle_site.csp.ContentSecurityPolicyMiddleware",
+    "web.csp.ContentSecurityPolicyMiddleware",
     # First: refuse public Host names in the embedded default before anything reads them.
-    "boggle_site.hosts.LocalNetworkHostMiddleware",
+    "web.hosts.LocalNetworkHostMiddleware",
     # Before SecurityMiddleware reads X-Forwarded-Proto: drops X-Forwarded-* headers that
     # did not come from a declared proxy.
-    "boggle_site.proxies.ForwardedHeadersMiddleware",
+    "web.proxies.ForwardedHeadersMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Right after SecurityMiddleware, as WhiteNoise asks: Daphne then serves static files.
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -89,8 +90,8 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     # Signed-in staff get the admin pass that lets their uploads past 16 KiB
-    # (boggle_site.body_limit: anonymous admin bodies are refused before they are read).
-    "boggle_site.body_limit.AdminPassMiddleware",
+    # (web.body_limit: anonymous admin bodies are refused before they are read).
+    "web.body_limit.AdminPassMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -159,7 +160,7 @@ STORAGES = {
     "staticfiles": {
         "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
         if DEBUG
-        else "boggle_site.storage.HashedStaticFilesStorage"
+        else "web.storage.HashedStaticFilesStorage"
     },
 }
 

@@ -6,9 +6,9 @@ from django.views.decorators.cache import cache_page
 from django.views.decorators.http import last_modified
 from django.views.i18n import JavaScriptCatalog
 
-from boggle_site import admin_throttle, favicon, i18n
+from web import admin_throttle, favicon, i18n
 
-# Failed admin logins are throttled (boggle_site.admin_throttle): the form refuses, and the
+# Failed admin logins are throttled (web.admin_throttle): the form refuses, and the
 # login route, matched before the admin's own, answers 429 when it did.
 admin.site.login_form = admin_throttle.ThrottledAdminAuthenticationForm
 

@@ -12,11 +12,12 @@ from django.views.decorators.http import require_http_methods
 
 from daily import attempts, boards, devices, leaderboard, limits, practice
 from daily.models import DailyGame, DailyScore
-from games import text, throttle
-from games.api import idempotent, json_api, player_response, rate_limited, read_json
+from games.access import player_response
 from games.models import NICKNAME_MAX_LENGTH, Player, Room, Round
 from games.nicknames import nickname_key
 from games.sessions import remember_player
+from web import text, throttle
+from web.json_api import idempotent, json_api, rate_limited, read_json
 
 # The browser session remembers the players of this device's attempts of one date, so
 # GET /api/daily can show "your result" (and the attempt still running).
@@ -39,7 +40,7 @@ def _played(request: HttpRequest, day: date) -> DailyScore | None:
     (daily.devices): the first that made the leaderboard."""
     nickname = request.GET.get("nickname", "").strip()
     if nickname:
-        # A text no nickname can be (games.text: NUL, too long) has no entry.
+        # A text no nickname can be (web.text: NUL, too long) has no entry.
         if not text.is_clean(nickname, NICKNAME_MAX_LENGTH, text.JOINERS):
             return None
         return attempts.entry_for(day, nickname_key(nickname))

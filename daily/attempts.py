@@ -19,12 +19,13 @@ from daily import boards, plausibility
 from daily.exceptions import NicknameHeldToday, OneRoundRoom, SoloRoom
 from daily.models import DailyGame, DailyScore
 from dictionaries.exceptions import DictionaryError
-from games import replays, rounds, text
-from games.exceptions import InvalidInput
+from games import replays, rounds
 from games.models import Player, Room, Round, Submission
 from games.nicknames import display_nickname, nickname_key
 from solver.errors import SolverError
 from solver.judge import Verdict
+from web import text
+from web.errors import InvalidInput
 
 
 def check_nickname_free(day: date, nickname: Any, device: str) -> None:

@@ -12,7 +12,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from daily.models import DailyBoard
-from games.lexicons import current_version, get_lexicon
+from games.room_dictionaries import current_version, word_list_for_version
 from solver.daily import daily_board
 
 # The daily board is always the classic game in English.
@@ -29,13 +29,13 @@ def today() -> date:
 
 def board_for(day: date) -> DailyBoard:
     """The board of ``day``, derived and stored on first use. Raises
-    dictionaries.exceptions.DictionaryError (or solver.LexiconError) when the English
+    dictionaries.exceptions.DictionaryError (or solver.WordListError) when the English
     dictionary cannot be loaded."""
     stored = DailyBoard.objects.filter(date=day).first()
     if stored is not None:
         return stored
     version = current_version(DAILY_DICTIONARY)
-    derived = daily_board(day, get_lexicon(version), settings.BOGGLE_DAILY_SECRET)
+    derived = daily_board(day, word_list_for_version(version), settings.BOGGLE_DAILY_SECRET)
     try:
         with transaction.atomic():
             return DailyBoard.objects.create(

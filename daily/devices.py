@@ -16,8 +16,8 @@ from typing import Any
 from django.http import HttpRequest
 
 from daily.models import DailyGame
-from games import text
-from games.api import bearer_token
+from web import text
+from web.json_api import bearer_token
 
 SESSION_KEY = "boggle_daily_device"
 

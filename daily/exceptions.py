@@ -1,7 +1,7 @@
 """Errors of the daily board, in the games hierarchy (games.exceptions) so the API's JSON
 errors carry them.
 
-GameError
+ClientError
  ├── SoloRoom              a daily board's room takes no other players (403)
  ├── OneRoundRoom          a daily board's room plays its one round only (``daily_room``)
  └── NicknameTaken
@@ -11,14 +11,16 @@ GameError
 
 from __future__ import annotations
 
-from games.exceptions import GameError, NicknameTaken
+from games.exceptions import NicknameTaken
+from web.errors import ClientError
 
 
-class SoloRoom(GameError):
+class SoloRoom(ClientError):
     code = "solo_room"
+    status = 403
 
 
-class OneRoundRoom(GameError):
+class OneRoundRoom(ClientError):
     """A daily board's room plays exactly one round, its daily board: no ``start_round``
     after it and no ``new_game`` (docs/api.md, "Daily board and solo practice")."""
 

@@ -1,4 +1,4 @@
-"""How often daily attempts may start (games.throttle buckets), on top of the room-creation
+"""How often daily attempts may start (web.throttle buckets), on top of the room-creation
 limit every attempt also counts against (it creates a room).
 
 Each attempt can become a leaderboard entry, under any nickname; a person plays a few a
@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from django.utils.translation import gettext_lazy
 
-from games import throttle
+from web import throttle
 
 # Per address: a household, or a class behind one NAT, starts a dozen at once; after that
-# one every 15 s. Loopback is not counted (games.throttle).
+# one every 15 s. Loopback is not counted (web.throttle).
 DAILY_ADDRESS = throttle.Limit(
     "daily_address", 4, 12, gettext_lazy("too many daily attempts from your address")
 )
@@ -23,7 +23,7 @@ DAILY_DEVICE = throttle.Limit(
 
 
 def take_attempt(address: str, device: str) -> None:
-    """Count one attempt for the address and the device; raise games.throttle.Throttled
+    """Count one attempt for the address and the device; raise web.throttle.Throttled
     (429 ``rate_limited``) when either has none left."""
     throttle.check(DAILY_DEVICE, f"device:{device}")
     throttle.take(DAILY_ADDRESS, address)

@@ -7,17 +7,11 @@ DefinitionError
 
 from __future__ import annotations
 
+from web.errors import ClientError
 
-class DefinitionError(Exception):
-    code = "error"
-    status = 400
 
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
-
-    def to_dict(self) -> dict[str, str]:
-        return {"code": self.code, "message": self.message}
+class DefinitionError(ClientError):
+    """Any error of the definitions API."""
 
 
 class InvalidWord(DefinitionError):

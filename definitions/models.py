@@ -1,4 +1,4 @@
-"""Definitions staff write in the admin: they win over the compiled ones (lexicon/)."""
+"""Definitions staff write in the admin: they win over the compiled ones (meanings/)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from django.db import models
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from lexicon.store import fold
+from meanings.store import fold
 
 
 class Definition(models.Model):

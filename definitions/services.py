@@ -14,9 +14,9 @@ from urllib.parse import quote, urlencode
 from definitions.exceptions import InvalidWord, LanguageNotFound
 from definitions.models import Definition
 from dictionaries.models import Dictionary
-from lexicon import lookup
-from lexicon.build import sources
-from lexicon.store import MAX_SENSES, fold
+from meanings import lookup
+from meanings.build import sources
+from meanings.store import MAX_SENSES, fold
 from solver.dictionaries import NAMED_LISTS
 
 # Longest word looked up (a 6x6 board's longest path with two-letter faces is 72 letters,

@@ -111,7 +111,7 @@ class DiceSetAdmin(admin.ModelAdmin):
         deleted, counts, perms_needed, protected = super().get_deleted_objects(objs, request)
         kept = [f"{obj}: empty it instead" for obj in objs if obj.installation]
         if kept and super().has_delete_permission(request):
-            perms_needed = set(perms_needed) - {DiceSet._meta.verbose_name}
+            perms_needed = set(perms_needed) - {str(DiceSet._meta.verbose_name)}
         return deleted, counts, perms_needed, [*protected, *kept]
 
     @admin.action(description="Forget every die of the selected sets", permissions=["change"])

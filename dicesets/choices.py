@@ -27,9 +27,9 @@ from dicesets.exceptions import PhotoSetNotFound
 from dicesets.models import INSTALLATION_SET_NAME, NAME_MAX_LENGTH, DiceSet, Exemplar, RoomDiceSet
 from games import events
 from games.checks import SettingsPart, is_int
-from games.exceptions import InvalidInput
 from games.models import Room, Round
 from games.nicknames import display_nickname, nickname_key
+from web.errors import InvalidInput
 
 # Sets one room may start: enough for the sets a group owns, few enough that a script
 # cannot fill the database through one room.

@@ -18,8 +18,7 @@ from typing import Any
 from django.conf import settings
 from django.db import close_old_connections, transaction
 
-from dicesets import services
-from vision.errors import VisionError
+from dicesets import services, tasks
 
 logger = logging.getLogger(__name__)
 
@@ -43,8 +42,6 @@ def on_board_confirmed(sender: Any, photo: Any = None, faces: Any = None, **kwar
 def enqueue_remember(photo_id: int, faces: list[list[str]]) -> None:
     """Queue the task. Without a broker (eager Celery, the embedded default) it runs on this
     process's thread; ``DICESETS_REMEMBER_IN_THREAD = False`` runs it inline (tests)."""
-    from dicesets import tasks
-
     in_thread = getattr(settings, "DICESETS_REMEMBER_IN_THREAD", settings.CELERY_TASK_ALWAYS_EAGER)
     if not in_thread:
         tasks.remember_confirmed_board.delay(photo_id, faces)
@@ -54,44 +51,10 @@ def enqueue_remember(photo_id: int, faces: list[list[str]]) -> None:
         try:
             # The task's body, not an eager .delay(): Celery's eager run flips a flag of
             # the whole process, and two at once in threads can leave it set.
-            do_remember_photo(photo_id, faces)
+            services.remember_photo(photo_id, faces)
         except Exception:
             logger.exception("keeping the dice of board photo %s failed", photo_id)
         finally:
             close_old_connections()
 
     _threads.submit(run)
-
-
-def do_remember_photo(photo_id: int, faces: list[list[str]]) -> int:
-    """Keep a confirmed photo's dice; 0 when the photo is gone, was not read, cannot be cut,
-    or the room's host does not consent."""
-    from photos.models import BoardPhoto
-
-    photo = BoardPhoto.objects.select_related("room").filter(pk=photo_id).first()
-    if photo is None:
-        return 0  # deleted meanwhile (a room keeps its latest photos only)
-    result = photo.result or {}
-    corners, rows, cols = result.get("corners"), result.get("rows"), result.get("cols")
-    if not corners or not isinstance(rows, int) or not isinstance(cols, int):
-        logger.warning("board photo %s has no reading with corners; nothing kept", photo_id)
-        return 0
-    try:
-        with photo.image.open("rb") as handle:
-            data = handle.read()
-    except OSError:
-        logger.warning("board photo %s: the stored file cannot be read; nothing kept", photo_id)
-        return 0
-    try:
-        added = services.remember_board(
-            photo.room, data, corners, rows, cols, faces, photo_id=photo.pk
-        )
-    except (ValueError, VisionError) as error:
-        logger.warning("board photo %s: its dice cannot be kept: %s", photo_id, error)
-        return 0
-    if added:
-        # The room's next photo is read with these dice: ready their features now.
-        from photos import reading
-
-        reading.prepare_memory(photo.room)
-    return added

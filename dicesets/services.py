@@ -22,6 +22,9 @@ from django.utils import timezone
 from dicesets import choices
 from dicesets.models import CROP_BYTES, DiceSet, Exemplar, RoomDiceSet
 from games.models import Room
+from photos import reading
+from photos.models import BoardPhoto
+from vision.errors import VisionError
 from vision.faces import FACE_INDEX
 from vision.loading import ImageSource
 from vision.memory import MAX_PER_FACE, SetMemory, board_crops
@@ -199,3 +202,31 @@ def _mark_used(dice_set: DiceSet) -> None:
     now = timezone.now()
     if dice_set.last_used_at < now - USE_MARKED_EVERY:
         DiceSet.objects.filter(pk=dice_set.pk).update(last_used_at=now)
+
+
+def remember_photo(photo_id: int, faces: list[list[str]]) -> int:
+    """Keep a confirmed photo's dice; 0 when the photo is gone, was not read, cannot be cut,
+    or the room's host does not consent."""
+    photo = BoardPhoto.objects.select_related("room").filter(pk=photo_id).first()
+    if photo is None:
+        return 0  # deleted meanwhile (a room keeps its latest photos only)
+    result = photo.result or {}
+    corners, rows, cols = result.get("corners"), result.get("rows"), result.get("cols")
+    if not corners or not isinstance(rows, int) or not isinstance(cols, int):
+        logger.warning("board photo %s has no reading with corners; nothing kept", photo_id)
+        return 0
+    try:
+        with photo.image.open("rb") as handle:
+            data = handle.read()
+    except OSError:
+        logger.warning("board photo %s: the stored file cannot be read; nothing kept", photo_id)
+        return 0
+    try:
+        added = remember_board(photo.room, data, corners, rows, cols, faces, photo_id=photo.pk)
+    except (ValueError, VisionError) as error:
+        logger.warning("board photo %s: its dice cannot be kept: %s", photo_id, error)
+        return 0
+    if added:
+        # The room's next photo is read with these dice: ready their features now.
+        reading.prepare_memory(photo.room)
+    return added

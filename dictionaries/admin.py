@@ -6,6 +6,8 @@ Only staff reach these (``admin_site.admin_view`` and the model permissions).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, cast
+
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.db.models import Count, QuerySet
@@ -24,7 +26,7 @@ from dictionaries.forms import (
     WordForm,
 )
 from dictionaries.models import Dictionary, DictionaryEdit
-from solver.errors import LexiconError
+from solver.errors import WordListError
 
 # Fields whose change makes the saved dictionary compile again.
 COMPILE_FIELDS = {
@@ -39,6 +41,13 @@ COMPILE_FIELDS = {
 }
 # How many rounds the change page links to.
 ROUNDS_SHOWN = 20
+
+if TYPE_CHECKING:
+
+    class _SavingRequest(HttpRequest):
+        # Set on the admin's request by save_model and save_formset, read by save_related:
+        # whether the saved dictionary compiles again.
+        _dictionary_compile: bool
 
 
 class DictionaryEditInline(admin.TabularInline):
@@ -280,7 +289,8 @@ class DictionaryAdmin(admin.ModelAdmin):
         super().save_model(request, obj, form, change)
         if getattr(form, "checked_upload", None) is not None:
             services.set_upload_file(obj, form.cleaned_data["word_list"])
-        request._dictionary_compile = not change or bool(COMPILE_FIELDS & set(form.changed_data))
+        compile_again = not change or bool(COMPILE_FIELDS & set(form.changed_data))
+        cast("_SavingRequest", request)._dictionary_compile = compile_again
 
     def save_formset(self, request: HttpRequest, form, formset, change: bool) -> None:
         instances = formset.save(commit=False)
@@ -291,7 +301,7 @@ class DictionaryAdmin(admin.ModelAdmin):
         for deleted in formset.deleted_objects:
             deleted.delete()
         if formset.has_changed():
-            request._dictionary_compile = True
+            cast("_SavingRequest", request)._dictionary_compile = True
 
     def save_related(self, request: HttpRequest, form, formsets, change: bool) -> None:
         super().save_related(request, form, formsets, change)
@@ -361,7 +371,7 @@ class DictionaryAdmin(admin.ModelAdmin):
                 user=request.user,
                 background=True,
             )
-        except (UnusableWordList, LexiconError) as error:
+        except (UnusableWordList, WordListError) as error:
             self.message_user(request, str(error), messages.ERROR)
             return back
         dictionary.refresh_from_db()

@@ -9,6 +9,15 @@ class DictionariesConfig(AppConfig):
 
     def ready(self) -> None:
         from dictionaries.services import register_builtins_after_migrate
+        from solver.compiler import MAX_WORDLIST_BYTES
+        from web.body_limit import allow_upload
+
+        # A staff member's word list, added or replaced in the admin.
+        allow_upload(
+            r"/admin/dictionaries/dictionary/(add|[^/]+/change)/",
+            MAX_WORDLIST_BYTES,
+            staff_only=True,
+        )
 
         # After every migrate (and every test-database flush): the shipped English lists
         # exist as rows. Nothing is compiled when modules are imported.

@@ -5,11 +5,11 @@ from __future__ import annotations
 from django import forms
 from django.core.exceptions import ValidationError
 
-from dictionaries import services
+from dictionaries import files, services
 from dictionaries.exceptions import UnusableWordList
 from dictionaries.models import Dictionary, DictionaryEdit
 from solver import compiler
-from solver.errors import LexiconError
+from solver.errors import WordListError
 
 
 class DictionaryAdminForm(forms.ModelForm):
@@ -50,7 +50,7 @@ class DictionaryAdminForm(forms.ModelForm):
         if upload is not None and not self.errors:
             try:
                 rules = self._rules(cleaned)
-            except LexiconError:
+            except WordListError:
                 return cleaned  # the model's clean names the bad rule
             # A quick check (the whole file for binary data and encoding, the first lines for
             # the rules); the compile, in the background, checks every line.
@@ -65,8 +65,8 @@ class DictionaryAdminForm(forms.ModelForm):
         named = cleaned.get("named_list")
         if named and upload is None and not self.instance.upload:
             try:
-                services.check_named_list(named)
-            except (UnusableWordList, LexiconError) as error:
+                files.check_named_list(named)
+            except (UnusableWordList, WordListError) as error:
                 self.add_error("named_list", str(error))
         return cleaned
 
@@ -98,7 +98,7 @@ class DictionaryEditForm(forms.ModelForm):
             return word.strip().lower()
         try:
             return services.check_edit_word(dictionary, word)
-        except (UnusableWordList, LexiconError) as error:
+        except (UnusableWordList, WordListError) as error:
             raise ValidationError(str(error)) from None
 
 

@@ -19,11 +19,11 @@ from django.dispatch import receiver
 from django.utils import timezone
 
 from solver.dictionaries import NAMED_LISTS
-from solver.errors import LexiconError
-from solver.wordrules import ENGLISH_ALPHABET, LexiconRules
+from solver.errors import WordListError
+from solver.wordrules import ENGLISH_ALPHABET, WordRules
 
-# LexiconRules' defaults, mirrored here so that a new dictionary starts from them.
-_DEFAULT_RULES = LexiconRules()
+# WordRules' defaults, mirrored here so that a new dictionary starts from them.
+_DEFAULT_RULES = WordRules()
 
 
 class Dictionary(models.Model):
@@ -69,7 +69,7 @@ class Dictionary(models.Model):
     pending_upload_name = models.CharField(max_length=200, blank=True, editable=False)
     pending_upload_size = models.PositiveBigIntegerField(null=True, blank=True, editable=False)
 
-    # The rules: the fields of solver.wordrules.LexiconRules.
+    # The rules: the fields of solver.wordrules.WordRules.
     alphabet = models.CharField(
         max_length=64,
         default=ENGLISH_ALPHABET,
@@ -135,9 +135,9 @@ class Dictionary(models.Model):
     def __str__(self) -> str:
         return self.name
 
-    def rules(self) -> LexiconRules:
-        """The solver rules; raises solver.LexiconError when they are inconsistent."""
-        return LexiconRules(
+    def rules(self) -> WordRules:
+        """The solver rules; raises solver.WordListError when they are inconsistent."""
+        return WordRules(
             alphabet=self.alphabet,
             fold_accents=self.fold_accents,
             qu_rule=self.qu_rule,
@@ -149,7 +149,7 @@ class Dictionary(models.Model):
     def clean(self) -> None:
         try:
             self.rules()
-        except LexiconError as error:
+        except WordListError as error:
             field = "alphabet" if "alphabet" in str(error) else "min_length"
             raise ValidationError({field: str(error)}) from None
         if self.is_default and not self.enabled:

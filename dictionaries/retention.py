@@ -31,7 +31,7 @@ from django.db import transaction
 from django.db.models import ProtectedError
 from django.utils import timezone
 
-from dictionaries import services
+from dictionaries import files
 from dictionaries.models import Dictionary, DictionaryVersion, DiscardedFile
 
 logger = logging.getLogger(__name__)
@@ -94,7 +94,7 @@ def _delete_version(version_id: int, cutoff: datetime) -> int | None:
     if dictionary_id is None:
         return None  # deleted meanwhile (another process's pass)
     with transaction.atomic():
-        # The dictionary's row first, then the version's: the order of services._switch_to.
+        # The dictionary's row first, then the version's: the order of compiling.switch_to.
         dictionary = Dictionary.objects.select_for_update().filter(pk=dictionary_id).first()
         version = DictionaryVersion.objects.select_for_update().filter(pk=version_id).first()
         if (
@@ -115,7 +115,7 @@ def _delete_version(version_id: int, cutoff: datetime) -> int | None:
         # Inside the transaction, while the dictionary is held: a compile about to adopt
         # this file must find it gone. Should the commit fail, the row stays without its
         # file; recompiling that content writes the file again.
-        return _unlink(services.dictionary_dir() / version.path)
+        return _unlink(files.dictionary_dir() / version.path)
 
 
 def files_in_use() -> set[str]:
@@ -142,7 +142,7 @@ def _delete_discarded_files(cutoff: datetime) -> int:
     for entry in discarded:
         if entry.path in used:
             continue
-        path = services.dictionary_dir() / entry.path
+        path = files.dictionary_dir() / entry.path
         try:
             if path.stat().st_mtime >= cutoff.timestamp():
                 continue

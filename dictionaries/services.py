@@ -1,20 +1,17 @@
-"""Dictionary administration: registering the named lists, uploads, single-word edits,
-compiling to content-addressed files, and the version a new round plays with.
+"""Dictionary administration: what rooms may use and the version a new round plays with,
+registering the named lists, uploads and single-word edits, and asking for a compile.
 
-``check_*`` validate, ``do_*`` change rows; ``compile_dictionary`` is the body of the Celery
-task (``dictionaries.tasks``). Compiled files live in ``settings.BOGGLE_DICTIONARY_DIR`` as
-``<name>-<sha256[:16]>.lex``: the digest covers the word list, the rules and the edits, so
-a file is never rewritten with other words, and a round holding a version keeps its words.
+``check_*`` validate, ``do_*`` change rows. ``request_compile`` queues the Celery task
+(``dictionaries.tasks``), or a thread of this process when tasks run eagerly; the compiling
+itself is ``dictionaries.compiling``, and where the files live is ``dictionaries.files``.
 """
 
 from __future__ import annotations
 
 import hashlib
 import io
-import json
 import logging
 import os
-import shutil
 import tempfile
 import threading
 from collections.abc import Callable, Iterable
@@ -22,43 +19,31 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-import marisa_trie
 from django.conf import settings
 from django.db import connections, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from dictionaries import compiling, tasks
 from dictionaries.exceptions import DictionaryUnavailable, UnusableWordList
+from dictionaries.files import (
+    UPLOAD_FOLDER,
+    check_named_list,
+    dictionary_dir,
+    load_version,
+    write_atomically,
+)
 from dictionaries.models import Dictionary, DictionaryEdit, DictionaryVersion, DiscardedFile
 from solver import compiler
 from solver import dictionaries as named_lists
-from solver.errors import LexiconError, SolverError
-from solver.lexicon import Lexicon, load_lexicon, read_header, write_lexicon
-from solver.wordrules import LexiconRules, normalise_word
+from solver.errors import SolverError, WordListError
+from solver.wordrules import WordRules, normalise_word
 
 logger = logging.getLogger(__name__)
 
-# Uploaded word lists are kept under this folder of the dictionary directory.
-UPLOAD_FOLDER = "uploads"
-# At most this many words are listed per kind of edit in a compile report.
-EDIT_EXAMPLES = 50
 # The admin refuses uploads larger than this (bytes, as uploaded; a gzip may unpack to at
 # most compiler.MAX_WORDLIST_BYTES).
 MAX_UPLOAD_BYTES = 20 * 2**20
-
-
-def dictionary_dir() -> Path:
-    """Where compiled dictionaries and uploads live (shared by web processes and workers)."""
-    return Path(settings.BOGGLE_DICTIONARY_DIR)
-
-
-def version_path(version: DictionaryVersion) -> Path:
-    return dictionary_dir() / version.path
-
-
-def load_version(version: DictionaryVersion) -> Lexicon:
-    """Load a version's compiled file (uncached; ``games.lexicons`` caches for play)."""
-    return load_lexicon(version_path(version))
 
 
 # ---------------------------------------------------------------- what rooms may use
@@ -103,7 +88,7 @@ def register_named_list(name: str, default: bool = False) -> Dictionary:
     """The row for a named list (``solver.dictionaries.NAMED_LISTS``), created if missing.
 
     An existing row is left as staff edited it. ``default`` makes a new row the default
-    only when there is no default yet. Raises LexiconError for an unknown name.
+    only when there is no default yet. Raises WordListError for an unknown name.
     """
     entry = named_lists.get_named_list(name)
     rules = entry.rules
@@ -136,12 +121,12 @@ def register_builtins() -> list[Dictionary]:
         dictionary = register_named_list(name, default=name == named_lists.DEFAULT_DICTIONARY)
         if dictionary.current_version_id is None:
             try:
-                version = _build_version(dictionary, compile_allowed=False)
+                version = compiling.build_version(dictionary, compile_allowed=False)
             except (SolverError, UnusableWordList, OSError) as error:
                 logger.warning("dictionary %s: %s", name, error)
                 version = None
             if version is not None:
-                _switch_to(dictionary, version, dictionary.revision)
+                compiling.switch_to(dictionary, version, dictionary.revision)
             else:
                 request_compile(dictionary)
         registered.append(dictionary)
@@ -155,29 +140,16 @@ def register_builtins_after_migrate(sender: Any, using: str = "default", **kwarg
     register_builtins()
 
 
-def check_named_list(name: str) -> named_lists.NamedList:
-    """The named list, if its file is there; UnusableWordList otherwise, saying which Debian
-    package installs it. LexiconError for an unknown name."""
-    entry = named_lists.get_named_list(name)
-    if not entry.source.exists():
-        hint = f"; install it with: apt-get install {entry.debian_package}"
-        raise UnusableWordList(
-            f"the {name} word list {entry.source} is missing"
-            + (hint if entry.debian_package else "")
-        )
-    return entry
-
-
 def import_named_list(name: str) -> Dictionary:
     """Register a named list (dutch, french, ...) and compile it now, in this process.
 
     Raises UnusableWordList when its file is missing (saying which package installs it) or
-    cannot be compiled, LexiconError for an unknown name.
+    cannot be compiled, WordListError for an unknown name.
     """
     check_named_list(name)
     dictionary = register_named_list(name)
     revision = request_compile(dictionary, enqueue=False)
-    compile_dictionary(dictionary.pk, revision)
+    compiling.compile_dictionary(dictionary.pk, revision)
     dictionary.refresh_from_db()
     if dictionary.status == Dictionary.Status.FAILED:
         raise UnusableWordList(f"{name}: {dictionary.status_message}")
@@ -195,7 +167,7 @@ class CheckedUpload:
     complete: bool
 
 
-def check_wordlist(data: bytes, rules: LexiconRules | None = None) -> CheckedUpload:
+def check_wordlist(data: bytes, rules: WordRules | None = None) -> CheckedUpload:
     """Refuse a word list that is empty, binary, corrupt gzip, too large or (with ``rules``)
     not a word list or without a usable word. Raises UnusableWordList with a message for
     staff. The whole list is checked (see ``check_upload`` for the quick check)."""
@@ -205,7 +177,7 @@ def check_wordlist(data: bytes, rules: LexiconRules | None = None) -> CheckedUpl
 
 
 def check_upload(
-    stream: IO[bytes], rules: LexiconRules | None = None, max_lines: int | None = None
+    stream: IO[bytes], rules: WordRules | None = None, max_lines: int | None = None
 ) -> CheckedUpload:
     """Check an uploaded file without holding it in memory: size, gzip, binary data and
     encoding over the whole file (fast), then the rules over the first ``max_lines`` lines
@@ -227,21 +199,13 @@ def check_upload(
             return CheckedUpload(0, True)
         limit = max_lines if max_lines is not None else compiler.MAX_WORDLIST_BYTES
         words, report, complete = compiler.check_sample(lines, rules, limit)
-    except LexiconError as error:
+    except WordListError as error:
         raise UnusableWordList(str(error)) from None
     finally:
         stream.seek(0)
     if complete and not words:
-        raise UnusableWordList(nothing_kept_message(report))
+        raise UnusableWordList(compiling.nothing_kept_message(report))
     return CheckedUpload(len(words), complete)
-
-
-def nothing_kept_message(report: compiler.CompileReport) -> str:
-    """Why a word list gave no word: all blank, or what the rules dropped."""
-    if not report.dropped:
-        return "no usable words: every line is blank or a comment"
-    reasons = ", ".join(f"{count} {reason}" for reason, count in report.dropped.items())
-    return f"no usable words under these rules: {reasons}"
 
 
 def store_upload(data: bytes) -> str:
@@ -254,7 +218,7 @@ def store_upload(data: bytes) -> str:
         # in use again if it was discarded long ago.
         os.utime(target)
     except FileNotFoundError:
-        _write_atomically(target, data)
+        write_atomically(target, data)
     return relative
 
 
@@ -302,18 +266,15 @@ def set_upload(dictionary: Dictionary, data: bytes, filename: str) -> None:
     _set_pending_upload(dictionary, store_upload(data), filename, len(data))
 
 
-PENDING_UPLOAD_FIELDS = ("pending_upload", "pending_upload_name", "pending_upload_size")
-
-
 def _set_pending_upload(dictionary: Dictionary, relative: str, filename: str, size: int) -> None:
     """The stored upload waits as ``pending_upload``: the next compile reads it, and only a
-    compile that succeeds makes it the dictionary's ``upload`` (``_switch_to``). One that
-    fails drops it, and the list in use stays (the upload checks only the first lines)."""
+    compile that succeeds makes it the dictionary's ``upload`` (``compiling.switch_to``). One
+    that fails drops it, and the list in use stays (the upload checks only the first lines)."""
     replaced = dictionary.pending_upload
     dictionary.pending_upload = relative
     dictionary.pending_upload_name = Path(filename).name[:200]
     dictionary.pending_upload_size = size
-    dictionary.save(update_fields=[*PENDING_UPLOAD_FIELDS])
+    dictionary.save(update_fields=[*compiling.PENDING_UPLOAD_FIELDS])
     if replaced != relative:
         DiscardedFile.record(replaced)  # waited and never compiled
 
@@ -367,11 +328,11 @@ def lookup(dictionary: Dictionary, entry: str) -> tuple[bool, str]:
     if version is None:
         return False, f"{dictionary.name} has no compiled version yet"
     try:
-        lexicon = load_version(version)
-    except LexiconError as error:
+        word_list = load_version(version)
+    except WordListError as error:
         return False, str(error)
-    accepted, reason = lexicon.explain(entry.lower())
-    word = lexicon.normalise(entry.lower())
+    accepted, reason = word_list.explain(entry.lower())
+    word = word_list.normalise(entry.lower())
     edit = dictionary.edits.filter(word=word).first() if word else None
     if edit is not None:
         pending = dictionary.status == Dictionary.Status.COMPILING
@@ -380,7 +341,7 @@ def lookup(dictionary: Dictionary, entry: str) -> tuple[bool, str]:
     return accepted, reason
 
 
-# ---------------------------------------------------------------- compiling
+# ---------------------------------------------------------------- asking for a compile
 
 
 def request_compile(dictionary: Dictionary, enqueue: bool = True, background: bool = False) -> int:
@@ -419,17 +380,15 @@ def run_in_background(work: Callable[[], None]) -> None:
 def _compile_guarded(dictionary_id: int, revision: int) -> None:
     """The compile of a background thread: an unexpected error is recorded, not lost."""
     try:
-        compile_dictionary(dictionary_id, revision)
+        compiling.compile_dictionary(dictionary_id, revision)
     except Exception as error:
         logger.exception("compiling dictionary %s crashed", dictionary_id)
         dictionary = Dictionary.objects.filter(pk=dictionary_id).first()
         if dictionary is not None:
-            _record_failure(dictionary, revision, f"compiling crashed: {error}")
+            compiling.record_failure(dictionary, revision, f"compiling crashed: {error}")
 
 
 def _enqueue(dictionary_id: int, revision: int, background: bool = False) -> None:
-    from dictionaries import tasks
-
     if background and settings.CELERY_TASK_ALWAYS_EAGER:
         run_in_background(lambda: _compile_guarded(dictionary_id, revision))
         return
@@ -441,226 +400,3 @@ def _enqueue(dictionary_id: int, revision: int, background: bool = False) -> Non
             status=Dictionary.Status.FAILED,
             status_message=f"could not queue the compile task ({error}); recompile later",
         )
-
-
-def compile_dictionary(dictionary_id: int, revision: int | None = None) -> DictionaryVersion | None:
-    """Compile a dictionary to a new version and switch to it (the task's body).
-
-    Returns the version, or None when the row is gone, a newer compile was requested
-    (``revision`` is stale), or compiling failed: then the status says why and the current
-    version stays in use. Idempotent: the same content gives the same file and version.
-    """
-    dictionary = Dictionary.objects.filter(pk=dictionary_id).first()
-    if dictionary is None:
-        return None
-    if revision is None:
-        revision = dictionary.revision
-    if dictionary.revision != revision:
-        return None
-    try:
-        version = _build_version(dictionary, compile_allowed=True)
-    except (SolverError, UnusableWordList, OSError) as error:
-        logger.warning("dictionary %s failed to compile: %s", dictionary.name, error)
-        _record_failure(dictionary, revision, str(error))
-        return None
-    assert version is not None  # compile_allowed always yields one
-    _switch_to(dictionary, version, revision)
-    return version
-
-
-def _record_failure(dictionary: Dictionary, revision: int, reason: str) -> None:
-    """Status failed with the reason, unless a newer compile was requested meanwhile. A new
-    upload that failed is dropped: the dictionary keeps the list (and version) it had."""
-    changes: dict[str, Any] = {"status": Dictionary.Status.FAILED, "status_message": reason}
-    if dictionary.pending_upload:
-        kept = "; the previous list stays in use" if dictionary.current_version_id else ""
-        changes["status_message"] = (
-            f"the uploaded list {dictionary.pending_upload_name} was not used: {reason}{kept}"
-        )
-        changes.update(pending_upload="", pending_upload_name="", pending_upload_size=None)
-    updated = Dictionary.objects.filter(pk=dictionary.pk, revision=revision).update(**changes)
-    if updated:
-        DiscardedFile.record(dictionary.pending_upload)
-
-
-def _switch_to(dictionary: Dictionary, version: DictionaryVersion, revision: int) -> None:
-    """Make ``version`` current, unless a newer compile was requested meanwhile; the new
-    upload it was compiled from (if any) becomes the dictionary's list."""
-    with transaction.atomic():
-        locked = Dictionary.objects.select_for_update().filter(pk=dictionary.pk).first()
-        if locked is None or locked.revision != revision:
-            return
-        locked.current_version = version
-        locked.status = Dictionary.Status.READY
-        locked.status_message = ""
-        locked.compiled_at = timezone.now()
-        fields = ["current_version", "status", "status_message", "compiled_at"]
-        if locked.pending_upload:
-            if locked.upload != locked.pending_upload:
-                DiscardedFile.record(locked.upload)  # kept while a version compiled from it is
-            locked.upload = locked.pending_upload
-            locked.upload_name = locked.pending_upload_name
-            locked.upload_size = locked.pending_upload_size
-            locked.uploaded_at = timezone.now()
-            locked.pending_upload, locked.pending_upload_name = "", ""
-            locked.pending_upload_size = None
-            fields += ["upload", "upload_name", "upload_size", "uploaded_at"]
-            fields += PENDING_UPLOAD_FIELDS
-        locked.save(update_fields=fields)
-    for field in fields:
-        setattr(dictionary, field, getattr(locked, field))
-
-
-def source_path(dictionary: Dictionary) -> Path:
-    """The file of the dictionary's word list: a new upload waiting to compile, else its
-    upload, else its named list."""
-    upload = dictionary.pending_upload or dictionary.upload
-    if upload:
-        path = dictionary_dir() / upload
-        try:
-            if path.stat().st_size > compiler.MAX_WORDLIST_BYTES:
-                raise UnusableWordList(
-                    f"the word list is larger than {compiler.MAX_WORDLIST_BYTES // 2**20} MiB"
-                )
-        except OSError as error:
-            raise UnusableWordList(
-                f"cannot read the uploaded word list: {error.strerror}"
-            ) from None
-        return path
-    if dictionary.named_list:
-        return check_named_list(dictionary.named_list).source
-    raise UnusableWordList("no word list: upload one")
-
-
-def _build_version(dictionary: Dictionary, compile_allowed: bool) -> DictionaryVersion | None:
-    """The version for the dictionary's present content: an existing file is reused, a
-    current ``python -m solver build`` file adopted, else (if allowed) it is compiled.
-    Returns None when a compile would be needed but is not allowed."""
-    source = source_path(dictionary)
-    if not source.stat().st_size:
-        raise UnusableWordList("the word list is empty")
-    rules = dictionary.rules()
-    edits = list(dictionary.edits.order_by("word").values_list("word", "action"))
-    digest = compiler.digest_file(source, rules)
-    if edits:
-        digest = hashlib.sha256((digest + json.dumps(edits)).encode()).hexdigest()
-    filename = f"{dictionary.name}-{digest[:16]}{named_lists.LEXICON_SUFFIX}"
-    target = dictionary_dir() / filename
-    header = _usable_header(target, digest)
-    uploaded = dictionary.upload or dictionary.pending_upload
-    if header is None and not edits and dictionary.named_list and not uploaded:
-        header = _adopt_prebuilt(dictionary.named_list, digest, target)
-    if header is None:
-        if not compile_allowed:
-            return None
-        header = _compile(dictionary, source, rules, edits, digest, target)
-    report = dict(header.get("report") or {})
-    if header.get("edits"):
-        report["edits"] = header["edits"]
-    version, _ = DictionaryVersion.objects.get_or_create(
-        dictionary=dictionary,
-        digest=digest,
-        defaults={
-            "path": filename,
-            "upload": dictionary.pending_upload or dictionary.upload,
-            "word_count": header["words"],
-            "file_size": target.stat().st_size,
-            "rules": rules.to_dict(),
-            "report": report,
-        },
-    )
-    return version
-
-
-def _usable_header(path: Path, digest: str) -> dict | None:
-    """The header of a compiled file if it exists, loads and was made from ``digest``."""
-    if not path.exists():
-        return None
-    try:
-        header = read_header(path)
-        if header.get("source_sha256") != digest:
-            return None
-        load_lexicon(path)  # a truncated file fails here and is compiled again
-    except LexiconError:
-        return None
-    return header
-
-
-def _adopt_prebuilt(name: str, digest: str, target: Path) -> dict | None:
-    """Reuse the file ``python -m solver build`` made for a named list, if it is current:
-    a hard link (or copy) under the content-addressed name, so later builds do not touch it."""
-    prebuilt = named_lists.compiled_path(name)
-    if _usable_header(prebuilt, digest) is None:
-        return None
-    target.parent.mkdir(parents=True, exist_ok=True)
-    temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    try:
-        os.link(prebuilt, temporary)
-    except OSError:
-        shutil.copyfile(prebuilt, temporary)
-    os.replace(temporary, target)
-    return _usable_header(target, digest)
-
-
-def _compile(
-    dictionary: Dictionary,
-    source: Path,
-    rules: LexiconRules,
-    edits: list[tuple[str, str]],
-    digest: str,
-    target: Path,
-) -> dict:
-    """Compile the word list plus edits to ``target``; returns the file's header. The list
-    is streamed: memory holds the kept words, not the file."""
-    try:
-        words, report = compiler.select_words(compiler.iter_wordlist(source), rules)
-    except LexiconError as error:
-        raise UnusableWordList(str(error)) from None
-    words, edit_report = apply_edits(words, edits, rules)
-    if not words:
-        raise UnusableWordList(nothing_kept_message(report))
-    trie = marisa_trie.Trie(words)
-    table, root = compiler.build_node_table(words, trie, rules.alphabet)
-    meta = {
-        "name": dictionary.name,
-        "rules": rules.to_dict(),
-        "report": report.to_dict(),
-        "source_sha256": digest,
-    }
-    if edits:
-        meta["edits"] = edit_report
-    write_lexicon(Lexicon(trie, table, root, rules, meta), target)
-    return read_header(target)
-
-
-def apply_edits(
-    words: list[str], edits: Iterable[tuple[str, str]], rules: LexiconRules
-) -> tuple[list[str], dict[str, list | int]]:
-    """Apply (word, action) edits to sorted, unique lexicon words; returns the new words and
-    what each edit did: added, removed, unchanged (already so), refused (with the reason)."""
-    kept = set(words)
-    outcome: dict[str, list] = {"added": [], "removed": [], "unchanged": [], "refused": []}
-    for entry, action in edits:
-        word, reason = normalise_word(entry, rules)
-        if reason is not None:
-            outcome["refused"].append([entry, reason.value])
-            continue
-        assert word is not None  # normalise_word gives (word, None) or (None, reason)
-        if action == DictionaryEdit.Action.ADD and word not in kept:
-            kept.add(word)
-            outcome["added"].append(word)
-        elif action == DictionaryEdit.Action.REMOVE and word in kept:
-            kept.discard(word)
-            outcome["removed"].append(word)
-        else:
-            outcome["unchanged"].append(word)
-    counts = {f"{kind}_count": len(items) for kind, items in outcome.items()}
-    outcome = {kind: items[:EDIT_EXAMPLES] for kind, items in outcome.items()}
-    return sorted(kept), {**outcome, **counts}
-
-
-def _write_atomically(target: Path, data: bytes) -> None:
-    target.parent.mkdir(parents=True, exist_ok=True)
-    temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    temporary.write_bytes(data)
-    os.replace(temporary, target)

@@ -7,6 +7,8 @@ class GamesConfig(AppConfig):
     verbose_name = "Games"
 
     def ready(self) -> None:
-        from boggle_site.statement_stats import install_from_env
+        # Registers the tasks games.rounds queues by name (it cannot import them: they call it).
+        from games import tasks  # noqa: F401
+        from web.statement_stats import install_from_env
 
         install_from_env()  # counts SQL statements for bench/load.py; no-op unless configured

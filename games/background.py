@@ -6,7 +6,7 @@
   its deadline ends, whichever process ends it), and every ``live_counts.PUBLISH_SECONDS``
   it sends the live counts of rooms whose counts changed (``games.live_counts``), lets go
   of rounds idle for long and, on SQLite, checkpoints the write-ahead log (off the
-  players' writes: ``boggle_site.sqlite``).
+  players' writes: ``web.sqlite``).
 - The presence beat (``games.presence``): every ``presence.BEAT_SECONDS`` it renews the
   rows of this process's sockets and sweeps those of dead processes; a socket closing wakes
   it early to record the close.
@@ -20,9 +20,9 @@ import asyncio
 import contextlib
 import logging
 
-from boggle_site.sqlite.base import checkpoint_wal
 from games import deadlines, events, live, live_counts, presence
-from games.writers import in_thread
+from web.sqlite.base import checkpoint_wal
+from web.threads import in_thread
 
 logger = logging.getLogger(__name__)
 

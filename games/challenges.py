@@ -16,17 +16,9 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from games import events, presenters, state, text
+from games import events, presenters, state
 from games.checks import check_host, is_int
-from games.exceptions import (
-    InvalidInput,
-    RoundNotFound,
-    WrongRoundState,
-)
-from games.lexicons import (
-    house_words,
-    lexicon_for_round,
-)
+from games.exceptions import RoundNotFound, WrongRoundState
 from games.messages import verdict_text
 from games.models import (
     Challenge,
@@ -34,6 +26,10 @@ from games.models import (
     Room,
     Round,
     Submission,
+)
+from games.room_dictionaries import (
+    house_words,
+    word_list_for_round,
 )
 from games.rounds import score_words
 from solver.board import parse_board
@@ -45,6 +41,8 @@ from solver.judge import (
     normalise_entry,
 )
 from solver.scoring import word_points
+from web import text
+from web.errors import InvalidInput
 
 
 def check_challenge(player: Player, word: Any, round_number: Any) -> tuple[Round, str]:
@@ -52,7 +50,7 @@ def check_challenge(player: Player, word: Any, round_number: Any) -> tuple[Round
     entries refused as not in the dictionary, spelled on the board, not challenged yet."""
     if not is_int(round_number):
         raise InvalidInput("round_number is a number")
-    # games.text's rule: the word is looked up (PostgreSQL refuses NUL) and stored.
+    # web.text's rule: the word is looked up (PostgreSQL refuses NUL) and stored.
     if not text.is_clean(word, MAX_ENTRY_LENGTH) or not word.strip():
         raise InvalidInput("word is a refused word as the results show it")
     room = Room.objects.filter(pk=player.room_id).values_list("game", "game_ended_at").first()
@@ -66,7 +64,7 @@ def check_challenge(player: Player, word: Any, round_number: Any) -> tuple[Round
         raise WrongRoundState(_("the game has ended: its standing is final"))
     if round_.status != Round.Status.ENDED:
         raise WrongRoundState(_("challenges come with the results, once the round has ended"))
-    judged = normalise_entry(word, lexicon_for_round(round_)) or word.strip().lower()
+    judged = normalise_entry(word, word_list_for_round(round_)) or word.strip().lower()
     verdicts = set(
         Submission.objects.filter(round=round_, player=player, word=judged).values_list(
             "verdict", flat=True
@@ -250,7 +248,7 @@ def _accept_word(round_: Round, word: str) -> None:
     player's first entry counts, repeats are already_entered), put the word in the round's
     solution, and score the round again: duplicates cancel as at the end of the round."""
     board = parse_board(round_.board)
-    lexicon = lexicon_for_round(round_)
+    word_list = word_list_for_round(round_)
     extra = house_words(round_.room_id, round_.dictionary) | {word}
     accepted: dict[int, set[str]] = {}
     for player_id, known in Submission.objects.filter(
@@ -265,7 +263,7 @@ def _accept_word(round_: Round, word: str) -> None:
     for entry in entries:
         already = accepted.setdefault(entry.player_id, set())
         judgement = judge_entry(
-            word, board, lexicon, round_.min_length, already=already, extra_words=extra
+            word, board, word_list, round_.min_length, already=already, extra_words=extra
         )
         entry.verdict = judgement.verdict
         if judgement.accepted:

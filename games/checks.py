@@ -1,5 +1,5 @@
 """Look-ups and checks shared by every action: the room, the player, the host, a nickname,
-a settings change. Each raises a ``GameError`` saying what is wrong."""
+a settings change. Each raises a ``ClientError`` saying what is wrong."""
 
 from __future__ import annotations
 
@@ -9,17 +9,7 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
-from games import text
-from games.exceptions import (
-    InvalidInput,
-    NicknameTaken,
-    NotAPlayer,
-    NotHost,
-    RoomNotFound,
-)
-from games.lexicons import (
-    available_dictionaries,
-)
+from games.exceptions import NicknameTaken, NotAPlayer, NotHost, RoomNotFound
 from games.models import (
     MAX_ROUND_SECONDS,
     MAX_WORD_LENGTH,
@@ -37,14 +27,19 @@ from games.nicknames import (
     longest_mark_run,
     nickname_key,
 )
+from games.room_dictionaries import (
+    available_dictionaries,
+)
 from solver.board import Board, parse_board
 from solver.dice import DICE_SETS
 from solver.errors import SolverError
+from web import text
+from web.errors import InvalidInput
 
 
 def check_room(code: str) -> Room:
     """The room with this code; RoomNotFound otherwise, also for a code no room can have
-    (games.text: NUL, other characters, too long), which is never looked up."""
+    (web.text: NUL, other characters, too long), which is never looked up."""
     room = None
     if text.looks_like_room_code(code):
         room = Room.objects.filter(code=code.strip().lower()).first()
@@ -61,7 +56,7 @@ def check_player(room: Room, token: str | None = None, player_id: int | None = N
     players = Player.objects.filter(room=room, left_at__isnull=True, kicked=False)
     player = None
     if token:
-        # A token no player can have (games.text) is not looked up: PostgreSQL refuses NUL.
+        # A token no player can have (web.text) is not looked up: PostgreSQL refuses NUL.
         player = players.filter(token=token).first() if text.looks_like_token(token) else None
     elif player_id:
         player = players.filter(pk=player_id).first()
@@ -88,7 +83,7 @@ def check_nickname(room: Room, nickname: Any, exclude: Player | None = None) -> 
         raise InvalidInput(
             _("a nickname has at most %(count)s characters") % {"count": NICKNAME_MAX_LENGTH}
         )
-    # games.text's rule (joiners allowed), and no unassigned or private-use characters,
+    # web.text's rule (joiners allowed), and no unassigned or private-use characters,
     # which no font draws.
     if not text.is_clean(cleaned, NICKNAME_MAX_LENGTH, text.JOINERS) or any(
         not ch.isprintable() and ch not in text.JOINERS for ch in cleaned

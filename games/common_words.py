@@ -14,7 +14,7 @@ import os
 from collections.abc import Iterable
 from functools import lru_cache
 
-from games.lexicons import dictionary_language
+from games.room_dictionaries import dictionary_language
 from solver.common import common_words
 from solver.wordrules import fold_accents
 
@@ -28,7 +28,7 @@ COMMON_ZIPF = 3.0
 @lru_cache(maxsize=8)
 def _zipf_of_common(language: str) -> dict[str, float] | None:
     """The Zipf frequency of the words of ``language`` at or above COMMON_ZIPF, as written
-    and accent-folded (a French lexicon stores "été" as "ete"); None when wordfreq has no
+    and accent-folded (a French word list stores "été" as "ete"); None when wordfreq has no
     list for it. Read from the wheel's file directly, so that wordfreq's own caches do not
     keep its whole list (hundreds of thousands of words) in every process."""
     import wordfreq

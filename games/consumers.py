@@ -3,7 +3,7 @@
 Parses and authorises messages, then calls the game modules (``games.rooms``, ``.rounds``,
 ``.words`` and so on); the protocol is documented in docs/api.md. Every error goes back as
 an ``error`` message and the socket stays open, except for a client that keeps flooding or
-opens too many sockets (``games.socket_limits``).
+opens too many sockets (``web.socket_limits``).
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ from django.conf import settings
 from django.utils import translation
 from django.utils.translation import gettext as _
 
-from boggle_site import i18n
 from games import (
     background,
     challenges,
@@ -31,32 +30,30 @@ from games import (
     common_words,
     events,
     hints,
+    latest_versions,
     presence,
     presenters,
     rooms,
     rounds,
-    socket_limits,
     standings,
     state,
-    throttle,
     waiting_room,
     words,
 )
 from games import live as live_rounds
-from games.api import find_room_from
-from games.exceptions import GameError, InvalidInput, NotAPlayer, RateLimited, RoomNotFound
-from games.models import Player, Room
+from games.access import find_room_from
+from games.exceptions import NotAPlayer, RoomNotFound
+from games.models import Challenge, Player, Room
 from games.sessions import player_id_from_session
-from games.text import query_value
-from games.writers import in_thread
+from web import i18n, socket_limits, throttle
+from web.errors import ClientError, InvalidInput, RateLimited
+from web.text import query_value
+from web.threads import in_thread
 
 logger = logging.getLogger(__name__)
 
 # Largest message a client may send, in characters: a word, a board or a settings object.
 MAX_MESSAGE_CHARS = 4096
-# Token bucket per player: bursts of BURST messages, refilled at RATE per second.
-RATE_PER_SECOND = 8.0
-BURST = 20
 # Close codes (4000-4999 are the application's): the client should not reconnect.
 CLOSE_NO_ROOM = 4404
 CLOSE_NOT_A_PLAYER = 4403
@@ -71,60 +68,6 @@ MAX_IN_FLIGHT = 32
 
 # Room events after which this process reloads the room's running round (games.live).
 ROUND_CHANGES = frozenset({"round.preparing", "round.started", "round.ended"})
-
-
-# A pong carries the room's latest version (a client whose version is lower missed an
-# event, perhaps the last one); read at most this often per room and process (seconds).
-VERSION_TTL_SECONDS = 1.0
-# A pong waits at most this long for the version (the database may be restarting): then it
-# carries the last one read, or none, so that the client still hears the server is there.
-VERSION_WAIT_SECONDS = 1.0
-_versions: dict[int, tuple[float, int]] = {}
-
-
-async def latest_version(room_id: int) -> int | None:
-    now = time.monotonic()
-    cached = _versions.get(room_id)
-    if cached is not None and now - cached[0] < VERSION_TTL_SECONDS:
-        return cached[1]
-    try:
-        version = await asyncio.wait_for(in_thread(_room_version)(room_id), VERSION_WAIT_SECONDS)
-    except Exception as error:  # slow or unreachable database: answer all the same
-        logger.warning("pong without a fresh version: %s", type(error).__name__)
-        return None if cached is None else cached[1]
-    if len(_versions) > 10_000:  # rooms come and go: forget them all now and then
-        _versions.clear()
-    _versions[room_id] = (now, version)
-    return version
-
-
-def _room_version(room_id: int) -> int:
-    return Room.objects.values_list("version", flat=True).get(pk=room_id)
-
-
-# Buckets idle this long are full again and can be forgotten (bounds the dict's size).
-BUCKET_IDLE_SECONDS = BURST / RATE_PER_SECOND
-_buckets: dict[int | str, tuple[float, float]] = {}
-
-
-def take_token(player_id: int | str) -> bool:
-    """Spend one message from the player's bucket (or a spectator socket's, keyed by its
-    channel name); False when it is empty.
-
-    Buckets live in this process: a player is limited per web process, which is what keeps
-    one client from flooding the database.
-    """
-    now = time.monotonic()
-    if len(_buckets) > 1000:
-        for stale in [k for k, (_, last) in _buckets.items() if now - last > BUCKET_IDLE_SECONDS]:
-            del _buckets[stale]
-    tokens, last = _buckets.get(player_id, (float(BURST), now))
-    tokens = min(float(BURST), tokens + (now - last) * RATE_PER_SECOND)
-    if tokens < 1.0:
-        _buckets[player_id] = (tokens, now)
-        return False
-    _buckets[player_id] = (tokens - 1.0, now)
-    return True
 
 
 Handler = Callable[["RoomConsumer", dict], Awaitable[dict | None]]
@@ -142,7 +85,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
     closed: bool = False
     # The token this socket is counted under (socket_limits.claim_token), until it closes.
     claimed_token: str | None = None
-    # The client's address, for the per-address limits (games.throttle); set on connect.
+    # The client's address, for the per-address limits (web.throttle); set on connect.
     address: str = ""
     # The interface language of the page that opened the socket (its cookie or
     # Accept-Language, as LocaleMiddleware chooses for pages); error messages use it.
@@ -189,17 +132,40 @@ class RoomConsumer(AsyncWebsocketConsumer):
         with translation.override(self.language):
             await handler(message)
 
-    async def connect(self) -> None:
+    async def _open(self) -> str | None:
+        """Accept the handshake within the address's socket limit; the room code it asks
+        for, or None when refused (and closed)."""
         background.ensure_started()
         await self.accept()
-        code = self.scope["url_route"]["kwargs"]["code"]
-        token = query_value(self.scope.get("query_string", b""), "token")
         self.address = throttle.scope_address(self.scope)
         try:
             throttle.take(throttle.SOCKET, self.address)
         except throttle.Throttled as error:
             await self._refuse_extra_socket(str(error))
+            return None
+        return self.scope["url_route"]["kwargs"]["code"]
+
+    async def _refuse_join(self, error: ClientError) -> None:
+        """Tell why the socket cannot join (no such room, not a player, too many unknown
+        room codes from the address) and close it."""
+        await self._send({"type": "error", **error.to_dict()})
+        close = CLOSE_NO_ROOM if error.code == "room_not_found" else CLOSE_NOT_A_PLAYER
+        if isinstance(error, RateLimited):  # the address's unknown room codes are used up
+            close = socket_limits.CLOSE_TOO_MANY_SOCKETS
+        await self.close(code=close)
+
+    async def _leave_groups(self, groups: list[str]) -> None:
+        try:
+            for group in groups:
+                await self.channel_layer.group_discard(group, self.channel_name)
+        except Exception:  # Redis unreachable: a stale member only costs undelivered messages
+            logger.warning("websocket disconnect: channel layer unreachable", exc_info=True)
+
+    async def connect(self) -> None:
+        code = await self._open()
+        if code is None:
             return
+        token = query_value(self.scope.get("query_string", b""), "token")
         if token is not None:
             if not socket_limits.claim_token(token):
                 await self._refuse_extra_socket()
@@ -215,15 +181,11 @@ class RoomConsumer(AsyncWebsocketConsumer):
         """Authenticate, hold the socket in presence and the groups, send the state."""
         try:
             self.room, self.player = await self._authenticate(code, token)
-        except GameError as error:
-            await self._send({"type": "error", **error.to_dict()})
-            close = CLOSE_NO_ROOM if error.code == "room_not_found" else CLOSE_NOT_A_PLAYER
-            if isinstance(error, RateLimited):  # the address's unknown room codes are used up
-                close = socket_limits.CLOSE_TOO_MANY_SOCKETS
-            await self.close(code=close)
+        except ClientError as error:
+            await self._refuse_join(error)
             return
         # Counted and held with no await between: sockets opened together are all counted.
-        if socket_limits.sockets_of(self.player.id) >= socket_limits.MAX_SOCKETS_PER_PLAYER:
+        if presence.sockets_of(self.player.id) >= socket_limits.MAX_SOCKETS_PER_PLAYER:
             await self._refuse_extra_socket()
             return
         presence.hold(self.channel_name, self.player.id)
@@ -272,11 +234,9 @@ class RoomConsumer(AsyncWebsocketConsumer):
         self._release_token()
         if self.room is None or self.player is None:
             return
-        try:
-            for group in (events.room_group(self.room.code), events.player_group(self.player.id)):
-                await self.channel_layer.group_discard(group, self.channel_name)
-        except Exception:  # Redis unreachable: a stale member only costs undelivered messages
-            logger.warning("websocket disconnect: channel layer unreachable", exc_info=True)
+        await self._leave_groups(
+            [events.room_group(self.room.code), events.player_group(self.player.id)]
+        )
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         # When the entry reached the server: what decides whether a word came in time.
@@ -285,13 +245,13 @@ class RoomConsumer(AsyncWebsocketConsumer):
             return
         request_id = None
         kind: str | None = None  # echoed in replies: cut to socket_limits.MAX_ECHO_CHARS
-        refusal: GameError | None = None
+        refusal: ClientError | None = None
         message: dict[str, Any] = {}
         try:
             message = self._parse(text_data)
             request_id = message.get("request_id")
             kind = socket_limits.echo_type(message["type"])
-        except GameError as error:
+        except ClientError as error:
             refusal = error
         # Every frame, readable or not, spends the rate limits.
         if not self._spend_message():
@@ -307,7 +267,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         if refusal is None:
             try:
                 handler = self._handler_for(message.get("type", ""), kind)
-            except GameError as error:
+            except ClientError as error:
                 refusal = error
         if refusal is not None:
             if request_id is None and not isinstance(refusal, RateLimited):
@@ -334,10 +294,12 @@ class RoomConsumer(AsyncWebsocketConsumer):
         """Spend one message of the limits: the player's, then the address's (shared by
         every player joined from it); False when one is used up."""
         assert self.player is not None  # _listening
-        return take_token(self.player.id) and throttle.allows(throttle.MESSAGE, self.address)
+        return throttle.spend(
+            throttle.PLAYER_MESSAGE, f"player:{self.player.id}"
+        ) and throttle.allows(throttle.MESSAGE, self.address)
 
     def _handler_for(self, message_type: str, kind: str | None) -> Handler:
-        """The handler of a message type, or the GameError that refuses it."""
+        """The handler of a message type, or the ClientError that refuses it."""
         handler = self.HANDLERS.get(message_type)
         if handler is None:
             known = ", ".join(sorted(self.HANDLERS))
@@ -353,7 +315,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
             if kind == "sync":
                 self._check_sync_budget()
             reply = await handler(self, message)
-        except GameError as error:
+        except ClientError as error:
             reply = {"type": "error", **error.to_dict(), "request": kind}
         except Exception:  # a bug must not cost the player their connection
             logger.exception("websocket message %r failed", kind)
@@ -480,34 +442,27 @@ class RoomConsumer(AsyncWebsocketConsumer):
         await self.close()
 
     async def _on_challenge(self, message: dict) -> dict:
-        challenge = await in_thread(challenges.do_challenge)(
-            self.me, message.get("word"), message.get("round_number")
-        )
-        return {
-            "type": "ok",
-            "request": "challenge",
-            "challenge": presenters.challenge_dict(challenge),
-        }
+        word, round_number = message.get("word"), message.get("round_number")
+        return await self._challenge_reply("challenge", challenges.do_challenge, word, round_number)
 
     async def _on_rule_challenge(self, message: dict) -> dict:
-        challenge = await in_thread(challenges.do_rule_challenge)(
-            self.me, message.get("challenge_id"), message.get("accept")
+        challenge_id, accept = message.get("challenge_id"), message.get("accept")
+        return await self._challenge_reply(
+            "rule_challenge", challenges.do_rule_challenge, challenge_id, accept
         )
-        return {
-            "type": "ok",
-            "request": "rule_challenge",
-            "challenge": presenters.challenge_dict(challenge),
-        }
 
     async def _on_vote_challenge(self, message: dict) -> dict:
-        challenge = await in_thread(challenges.do_vote_challenge)(
-            self.me, message.get("challenge_id"), message.get("accept")
+        challenge_id, accept = message.get("challenge_id"), message.get("accept")
+        return await self._challenge_reply(
+            "vote_challenge", challenges.do_vote_challenge, challenge_id, accept
         )
-        return {
-            "type": "ok",
-            "request": "vote_challenge",
-            "challenge": presenters.challenge_dict(challenge),
-        }
+
+    async def _challenge_reply(
+        self, request: str, action: Callable[..., Challenge], *args: Any
+    ) -> dict:
+        """Run a challenge action as this player; the reply carries the challenge."""
+        challenge = await in_thread(action)(self.me, *args)
+        return {"type": "ok", "request": request, "challenge": presenters.challenge_dict(challenge)}
 
     async def _on_end_game(self, message: dict) -> dict:
         final = await in_thread(standings.do_end_game)(self.me)
@@ -528,7 +483,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
 
     async def _on_ping(self, message: dict) -> dict:
         pong = {"type": "pong", "client_time": message.get("client_time")}
-        version = await latest_version(self.my_room.pk)
+        version = await latest_versions.latest_version(self.my_room.pk)
         if version is not None:
             pong["version"] = version
         return pong | {"server_time": events.server_now_ms()}

@@ -25,7 +25,7 @@ import time
 from django.conf import settings
 
 from games import housekeeping, live, rounds
-from games.writers import in_thread
+from web.threads import in_thread
 
 logger = logging.getLogger(__name__)
 

@@ -1,88 +1,80 @@
-"""Errors a player's action can meet. Each has a stable ``code`` for clients and a message
-for people; consumers and views send both and keep the connection open.
+"""Errors a player's action can meet in a room, below ``web.errors.ClientError`` (which
+also holds ``InvalidInput`` and ``RateLimited``). Each has a stable ``code`` for clients, a
+message for people and its HTTP ``status``; consumers and views send code and message and
+keep the connection open.
 
-GameError
- ├── RoomNotFound        no room with that code (or it was cleaned up)
- ├── RoundNotFound       no round with that number in the room
- ├── NotAPlayer          the token or session does not belong to a player of the room
- │    └── Kicked          ... because the host kicked that player and has not let them back
- ├── NotHost             a host-only action by someone else
- ├── InvalidInput        malformed settings, nickname, board or message
- ├── NicknameTaken       another player in the room has that nickname
- ├── JoinRefused         the host of a locked room said no to this device
- ├── WaitingListFull     too many newcomers already wait at a locked room
- ├── NoJoinRequest       this device is not waiting to join the room
- ├── WrongRoundState     e.g. starting a round while one is running
- ├── HintsNotOffered     a hint asked for outside a solo practice room (games.hints)
- ├── NoHintLeft          every word of the board is found or shown as far as hints go
- └── RateLimited         too many messages too fast
+ClientError (web.errors)
+ ├── RoomNotFound        404 no room with that code (or it was cleaned up)
+ ├── RoundNotFound       404 no round with that number in the room
+ ├── NotAPlayer          403 the token or session does not belong to a player of the room
+ │    └── Kicked          403 ... because the host kicked that player and has not let them back
+ ├── NotHost             403 a host-only action by someone else
+ ├── NicknameTaken       409 another player in the room has that nickname
+ ├── JoinRefused         403 the host of a locked room said no to this device
+ ├── WaitingListFull     409 too many newcomers already wait at a locked room
+ ├── NoJoinRequest       404 this device is not waiting to join the room
+ ├── WrongRoundState     409 e.g. starting a round while one is running
+ ├── HintsNotOffered     400 a hint asked for outside a solo practice room (games.hints)
+ └── NoHintLeft          400 every word of the board is found or shown as far as hints go
 """
 
 from __future__ import annotations
 
-
-class GameError(Exception):
-    code = "error"
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
-
-    def to_dict(self) -> dict:
-        return {"code": self.code, "message": self.message}
+from web.errors import ClientError
 
 
-class RoomNotFound(GameError):
+class RoomNotFound(ClientError):
     code = "room_not_found"
+    status = 404
 
 
-class RoundNotFound(GameError):
+class RoundNotFound(ClientError):
     code = "round_not_found"
+    status = 404
 
 
-class NotAPlayer(GameError):
+class NotAPlayer(ClientError):
     code = "not_a_player"
+    status = 403
 
 
 class Kicked(NotAPlayer):
     code = "kicked"
 
 
-class NotHost(GameError):
+class NotHost(ClientError):
     code = "not_host"
+    status = 403
 
 
-class InvalidInput(GameError):
-    code = "invalid"
-
-
-class NicknameTaken(GameError):
+class NicknameTaken(ClientError):
     code = "nickname_taken"
+    status = 409
 
 
-class JoinRefused(GameError):
+class JoinRefused(ClientError):
     code = "join_refused"
+    status = 403
 
 
-class WaitingListFull(GameError):
+class WaitingListFull(ClientError):
     code = "waiting_list_full"
+    status = 409
 
 
-class NoJoinRequest(GameError):
+class NoJoinRequest(ClientError):
     code = "join_request_not_found"
+    status = 404
 
 
-class WrongRoundState(GameError):
+class WrongRoundState(ClientError):
     code = "wrong_round_state"
+    status = 409
 
 
-class HintsNotOffered(GameError):
+class HintsNotOffered(ClientError):
     code = "hints_not_offered"
 
 
-class NoHintLeft(GameError):
+class NoHintLeft(ClientError):
     code = "no_hint_left"
-
-
-class RateLimited(GameError):
-    code = "rate_limited"

@@ -18,12 +18,15 @@ from django.utils.translation import get_language, gettext, gettext_lazy
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
-from boggle_site.hosts import absolute_url
-from games import history, round_image, state, throttle
-from games.api import error_response, find_room, json_api
-from games.exceptions import GameError, InvalidInput, RoundNotFound, WrongRoundState
+from games import history, round_image, state
+from games.access import find_room
+from games.exceptions import RoundNotFound, WrongRoundState
 from games.models import Room, Round
 from games.views import room_for_page
+from web import throttle
+from web.errors import ClientError, InvalidInput
+from web.hosts import absolute_url
+from web.json_api import error_response, json_api
 
 # How long a browser or proxy may reuse a round's picture without asking again. Short: an
 # accepted challenge can rescore a round after it ended (the ETag then changes).
@@ -75,7 +78,7 @@ def round_picture(request: HttpRequest, code: str, number: int) -> HttpResponse:
     try:
         room = find_room(request, code)
         results = state.results(ended_round(room, number))
-    except GameError as error:
+    except ClientError as error:
         return error_response(error)
     footer = page_link(request, room, number).split("://", 1)[-1]
     drawn = {
@@ -89,7 +92,7 @@ def round_picture(request: HttpRequest, code: str, number: int) -> HttpResponse:
     else:
         try:
             throttle.take(PICTURE, throttle.client_address(request))
-        except GameError as error:
+        except ClientError as error:
             return error_response(error)
         response = HttpResponse(round_image.render_png(results, footer), content_type="image/png")
         response["Content-Disposition"] = (
@@ -109,7 +112,7 @@ def round_page(request: HttpRequest, code: str, number: int) -> HttpResponse:
         return room
     try:
         round_ = ended_round(room, number)
-    except GameError as error:
+    except ClientError as error:
         status = 404 if isinstance(error, RoundNotFound) else 409
         context = {"room": room, "number": number, "error": error.code}
         return render(request, "games/round_results.html", context, status=status)

@@ -12,12 +12,8 @@ from django.utils import timezone
 
 from dictionaries import retention as dictionary_retention
 from games import signals
-from games.models import (
-    Connection,
-    IdempotentResponse,
-    Room,
-)
-from photos import retention as photo_retention
+from games.models import Connection, Room
+from web.models import IdempotentResponse
 
 logger = logging.getLogger(__name__)
 
@@ -43,17 +39,15 @@ def cleanup_idle_rooms() -> int:
 
 def delete_unused_files() -> dict[str, int]:
     """Delete the compiled dictionary versions and word lists nothing needs, past their
-    retention period (``dictionaries.retention``), and photo files whose row is gone
-    (``photos.retention``); returns how many of each. Hourly, after ``cleanup_idle_rooms``:
+    retention period (``dictionaries.retention``), and what other apps delete on the
+    ``games.signals.housekeeping`` hook (photo files whose row is gone, unused dice sets);
+    returns how many of each. Hourly, after ``cleanup_idle_rooms``:
     beat's task in production, and every web process's deadline watcher (``games.deadlines``)."""
     dictionaries = dictionary_retention.delete_unused()
-    photos = photo_retention.delete_orphaned_files()
     counts = {
         "dictionary_versions": dictionaries.versions,
         "dictionary_version_files": dictionaries.version_files,
         "dictionary_discarded_files": dictionaries.discarded_files,
-        "photo_files": photos.files,
-        "photo_folders": photos.folders,
     }
     # Other apps' clean-ups (games.signals.housekeeping), which games does not import.
     for receiver, result in signals.housekeeping.send_robust(sender=Room):

@@ -2,7 +2,7 @@
 
 Judging a word must not read the database: with a crowd, every read per word queues behind
 every other. So each web process keeps, per running round it serves, the parsed board (with
-its neighbour table), the deadline, the lexicon, the room's house words and each player's
+its neighbour table), the deadline, the word list, the room's house words and each player's
 accepted words and answered ``client_id``s. The database stays the truth: a missing entry
 (a restart, a round started by another process) is rebuilt from it with a few reads, and
 the unique constraints on ``Submission`` settle any race between processes (two tabs of one
@@ -32,11 +32,11 @@ from dataclasses import dataclass, field, replace
 from django.db import InterfaceError, OperationalError, connection, transaction
 
 from games import common_words
-from games.lexicons import house_words, lexicon_for_round
 from games.models import Round, Submission
+from games.room_dictionaries import house_words, word_list_for_round
 from solver.board import Board, parse_board
 from solver.judge import Verdict
-from solver.lexicon import Lexicon
+from solver.wordlist import WordList
 
 # Refused entries wait at most this long (seconds) before they are written: under the grace
 # after a deadline (games.rounds.END_GRACE_SECONDS), so the results have them.
@@ -86,7 +86,7 @@ class LiveRound:
     starts_at: float
     ends_at: float | None
     board: Board
-    lexicon: Lexicon
+    word_list: WordList
     min_length: int
     instant_verdicts: bool
     house_words: frozenset[str]
@@ -184,7 +184,7 @@ def load(room_id: int) -> Round | LiveRound | None:
         starts_at=round_.starts_at.timestamp(),
         ends_at=round_.ends_at.timestamp() if round_.ends_at else None,
         board=parse_board(round_.board),
-        lexicon=lexicon_for_round(round_),
+        word_list=word_list_for_round(round_),
         min_length=round_.min_length,
         instant_verdicts=round_.instant_verdicts,
         house_words=house_words(room_id, round_.dictionary),

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import secrets
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
@@ -18,6 +18,9 @@ from django.utils import timezone
 from games.nicknames import nickname_key
 from solver.dice import default_dice_set
 from solver.scoring import default_min_length
+
+if TYPE_CHECKING:
+    from django_stubs_ext import WithAnnotations
 
 # Room codes: 8 characters from an alphabet without look-alikes (0/o, 1/l/i): about 40 bits,
 # short enough to read out across a table, too many to guess.
@@ -139,19 +142,27 @@ class Room(models.Model):
 
     def effective_dice_set(self, language: str = "") -> str:
         """The set the room picked, else the default for its size and its dictionary's
-        ``language`` (games.lexicons.dictionary_language): a French room rolls French dice."""
+        ``language`` (games.room_dictionaries.dictionary_language): a French room rolls French dice."""
         return self.dice_set or default_dice_set(self.rows, self.cols, language)
 
     def effective_min_length(self) -> int:
         return self.min_length or default_min_length(self.rows, self.cols)
 
 
+class Presence(TypedDict):
+    """What ``PlayerQuerySet.with_presence()`` adds to each player."""
+
+    is_online: bool
+
+
 class PlayerQuerySet(models.QuerySet["Player"]):
-    def with_presence(self) -> PlayerQuerySet:
+    def with_presence(self) -> models.QuerySet[WithAnnotations[Player, Presence]]:
         """Annotate ``is_online``: whether a socket of the player is open in a live process."""
-        return self.annotate(
-            is_online=Exists(Connection.objects.live().filter(player=OuterRef("pk")))
-        )
+        # Cast: django-stubs' plugin refuses to annotate a name the model declares
+        # (Player.is_online, for the players whose presence is set without a query), and the
+        # type it infers for annotate() is not one a signature can spell anyway.
+        presence = {"is_online": Exists(Connection.objects.live().filter(player=OuterRef("pk")))}
+        return cast("models.QuerySet[WithAnnotations[Player, Presence]]", self.annotate(**presence))
 
 
 class Player(models.Model):
@@ -441,34 +452,3 @@ class JoinRequest(models.Model):
 
     def __str__(self) -> str:
         return f"{self.nickname} ({self.status})"
-
-
-class IdempotentResponse(models.Model):
-    """The answer to a POST sent with an ``Idempotency-Key`` header: a retry of the same
-    request (a lost response, a timeout) gets the same answer instead of a second room or a
-    "nickname taken". A key belongs to its caller (``games.idempotency``): another caller's
-    same key is another key, never this answer. Kept for a day (``games.housekeeping``)."""
-
-    key = models.CharField(max_length=64)
-    path = models.CharField(max_length=200)
-    caller = models.CharField(
-        max_length=64,
-        default="",
-        help_text="SHA-256 of who sent the key: their session cookie, token or address.",
-    )
-    request_hash = models.CharField(
-        max_length=64, default="", help_text="SHA-256 of the request's method, path and body."
-    )
-    status = models.PositiveSmallIntegerField()
-    body = models.JSONField()
-    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
-
-    class Meta:
-        constraints = [
-            models.UniqueConstraint(
-                fields=["caller", "key", "path"], name="one_response_per_caller_key_and_path"
-            )
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.path} {self.key}"

@@ -112,9 +112,9 @@ def beat() -> list[tuple[str, dict]]:
                     (player.room.code, events.room_event(player.room, "player.online", event))
                 )
     for channel_name in open_now.keys() - stored.keys():
-        player = Player.objects.filter(pk=open_now[channel_name], left_at__isnull=True).first()
-        if player is not None and channel_name in _open:
-            do_connect(player, channel_name)
+        back = Player.objects.filter(pk=open_now[channel_name], left_at__isnull=True).first()
+        if back is not None and channel_name in _open:
+            do_connect(back, channel_name)
     return offline
 
 
@@ -189,3 +189,8 @@ def pass_on_hosting_from_absent_hosts() -> int:
 def open_sockets() -> int:
     """How many sockets this process holds (for tests and diagnostics)."""
     return len(_open)
+
+
+def sockets_of(player_id: int) -> int:
+    """How many sockets of the player this process holds."""
+    return sum(1 for owner in _open.values() if owner == player_id)

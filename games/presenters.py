@@ -7,10 +7,11 @@ One place for each shape, so HTTP responses and websocket events always agree
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from datetime import datetime
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
-from games import common_words, lexicons
+from games import common_words, room_dictionaries
 from games.hints import HINT_COST, round_score
 from games.models import Challenge, JoinRequest, Player, Room, Round, Submission
 from solver.board import parse_board
@@ -46,7 +47,7 @@ def join_request_dict(join_request: JoinRequest) -> dict:
 
 
 def settings_dict(room: Room) -> dict:
-    dictionary = lexicons.dictionary_facts(room.dictionary)
+    dictionary = room_dictionaries.dictionary_facts(room.dictionary)
     return {
         "board_size": room.board_size,
         "dice_set": room.effective_dice_set(dictionary.language),
@@ -126,7 +127,7 @@ class ScoredEntry(NamedTuple):
 
 
 def submission_dict(submission: Submission, instant_verdicts: bool = True) -> dict:
-    data = {"word": submission.word, "client_id": submission.client_id or None}
+    data: dict[str, Any] = {"word": submission.word, "client_id": submission.client_id or None}
     if instant_verdicts:
         data["verdict"] = submission.verdict
         data["accepted"] = submission.verdict == Verdict.ACCEPTED
@@ -259,10 +260,10 @@ def challenge_dict(challenge: Challenge) -> dict:
     }
 
 
-def room_state(
+def room_state_dict(
     room: Room,
     viewer: Player | None,
-    players: list[Player],
+    players: Sequence[Player],
     totals: dict[int, int],
     current: Round | None,
     counts: dict[str, int],
@@ -272,7 +273,7 @@ def room_state(
     common: frozenset[str] | None = None,
 ) -> dict:
     """The full picture a client needs after connecting or missing an event (the parts are
-    read by ``games.state.room_state``). ``results``: the current round's, once it ended;
+    read by ``games.state.room_state``, which calls this). ``results``: the current round's, once it ended;
     ``common``: the current round's common words, while it runs."""
     state = {
         "code": room.code,

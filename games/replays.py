@@ -9,8 +9,8 @@ from typing import Any
 from django.db import transaction
 
 from games import checks, rooms
-from games.exceptions import InvalidInput
 from games.models import Player, Room
+from web.errors import InvalidInput
 
 
 def do_create_room(

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import logging
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from games import events, presenters, signals, state
+from games import events, presenters, signals
 from games.checks import (
     apply_settings_parts,
     check_board,
@@ -22,15 +22,7 @@ from games.checks import (
     current_round,
     is_int,
 )
-from games.exceptions import (
-    InvalidInput,
-    Kicked,
-    NicknameTaken,
-    WrongRoundState,
-)
-from games.lexicons import (
-    default_dictionary,
-)
+from games.exceptions import Kicked, NicknameTaken, WrongRoundState
 from games.models import (
     Connection,
     Player,
@@ -38,7 +30,12 @@ from games.models import (
     Round,
 )
 from games.nicknames import nickname_key
+from games.room_dictionaries import (
+    default_dictionary,
+)
+from games.totals import room_totals
 from solver.board import Board
+from web.errors import InvalidInput
 
 logger = logging.getLogger(__name__)
 
@@ -124,7 +121,7 @@ def do_rejoin(room: Room, player: Player, nickname: Any) -> Player:
     player.room = room
     player.is_online = False  # a socket comes next
     # Back with the points of this game's rounds played before they left (or were kicked).
-    points = state.room_totals(room).get(player.id, 0)
+    points = room_totals(room).get(player.id, 0)
     events.emit_to_room(room, "player.joined", {"player": presenters.player_dict(player, points)})
     return player
 
@@ -151,7 +148,7 @@ def _pass_hosting(room: Room) -> None:
     player; the room has no host when nobody is left."""
     successor = (
         Player.objects.filter(room=room, left_at__isnull=True, kicked=False)
-        .exclude(pk=room.host_id)
+        .exclude(pk=cast(int, room.host_id))  # callers' rooms have a host: leaving or away
         .with_presence()
         .order_by("-is_online", "joined_at")
         .first()
@@ -166,6 +163,8 @@ def pass_hosting_if_away(room_id: int, away_since: datetime) -> bool:
     """Pass hosting on if the room's host is still away (no live socket, last seen before
     ``away_since``) and another player is online; checked again under the room's lock."""
     room = Room.objects.select_for_update().get(pk=room_id)
+    if room.host_id is None:  # hosting went to nobody meanwhile
+        return False
     host = Player.objects.filter(pk=room.host_id).with_presence().first()
     if host is None or host.is_online or host.last_seen_at >= away_since:
         return False

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Hashable
-from datetime import timedelta
+from datetime import datetime, timedelta
 
+from celery import current_app
 from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
@@ -16,22 +16,19 @@ from django.utils.translation import gettext as _
 from dictionaries.exceptions import DictionaryError
 from games import common_words, events, live, presenters, signals, state
 from games.checks import check_host, current_round
-from games.exceptions import (
-    InvalidInput,
-    WrongRoundState,
-)
-from games.lexicons import (
-    current_version,
-    dictionary_language,
-    get_lexicon,
-    house_words,
-    lexicon_for_round,
-)
+from games.exceptions import WrongRoundState
 from games.models import (
     Player,
     Room,
     Round,
     Submission,
+)
+from games.room_dictionaries import (
+    current_version,
+    dictionary_language,
+    house_words,
+    word_list_for_round,
+    word_list_for_version,
 )
 from solver.board import parse_board
 from solver.dice import roll
@@ -41,9 +38,10 @@ from solver.judge import (
     find_word_path,
     score_round,
 )
-from solver.lexicon import Lexicon
 from solver.scoring import word_points
 from solver.solve import FoundWord, solve
+from solver.wordlist import WordList
+from web.errors import InvalidInput
 
 logger = logging.getLogger(__name__)
 
@@ -58,6 +56,9 @@ END_GRACE_SECONDS = 0.15
 UPDATE_BATCH = 1000
 # At most this long does ending a round wait for this process's words being written.
 SETTLE_WAIT_SECONDS = 2.0
+# The tasks that carry a round on, queued by name (``_queue``).
+PREPARE_ROUND_TASK = "games.tasks.prepare_round"
+END_ROUND_TASK = "games.tasks.end_round"
 
 
 @transaction.atomic
@@ -76,7 +77,7 @@ def do_start_round(host: Player) -> Round:
     try:
         # The round keeps this version: recompiling the dictionary later never changes it.
         version = current_version(room.dictionary)
-        get_lexicon(version)
+        word_list_for_version(version)
     except (DictionaryError, SolverError) as error:
         raise InvalidInput(
             _("the room's dictionary cannot be used: %(error)s") % {"error": error}
@@ -113,9 +114,7 @@ def do_start_round(host: Player) -> Round:
 
 
 def _enqueue_prepare(round_id: int) -> None:
-    from games import tasks
-
-    tasks.prepare_round.delay(round_id)
+    _queue(PREPARE_ROUND_TASK, round_id)
 
 
 def do_prepare_round(round_id: int) -> bool:
@@ -123,7 +122,7 @@ def do_prepare_round(round_id: int) -> bool:
     round_ = Round.objects.filter(pk=round_id).select_related("room").first()
     if round_ is None or round_.status != Round.Status.PREPARING:
         return False
-    words = _solve(round_, lexicon_for_round(round_))
+    words = _solve(round_, word_list_for_round(round_))
     # Which words most players know (games.common_words): stored with each word.
     common = common_words.common_in((w.word for w in words), round_.dictionary)
     with transaction.atomic():
@@ -147,12 +146,12 @@ def do_prepare_round(round_id: int) -> bool:
     return True
 
 
-def _solve(round_: Round, lexicon: Lexicon) -> list[FoundWord]:
+def _solve(round_: Round, word_list: WordList) -> list[FoundWord]:
     """Every word on the round's board: the dictionary's, and the words the room accepted on
     a challenge (house words) where the board spells them. Highest points first, then
     alphabetical, as ``solve`` sorts."""
     board = parse_board(round_.board)
-    words = list(solve(board, lexicon, round_.min_length).words)
+    words = list(solve(board, word_list, round_.min_length).words)
     known = {found.word for found in words}
     for word in house_words(round_.room_id, round_.dictionary) - known:
         path = find_word_path(board, word) if len(word) >= round_.min_length else None
@@ -167,9 +166,13 @@ def _schedule_end(round_id: int, ends_at) -> None:
     deadline watcher instead: an eager task would run at once."""
     if settings.CELERY_TASK_ALWAYS_EAGER:
         return
-    from games import tasks
+    _queue(END_ROUND_TASK, round_id, eta=ends_at + timedelta(seconds=END_GRACE_SECONDS))
 
-    tasks.end_round.apply_async((round_id,), eta=ends_at + timedelta(seconds=END_GRACE_SECONDS))
+
+def _queue(task_name: str, round_id: int, eta: datetime | None = None) -> None:
+    """Queue a task of ``games.tasks`` by its name: those tasks call this module, so it
+    does not import them (``GamesConfig.ready`` imports them, which registers them)."""
+    current_app.tasks[task_name].apply_async((round_id,), eta=eta)
 
 
 def do_end_round_now(host: Player) -> bool:
@@ -250,8 +253,8 @@ def score_words(round_: Round) -> None:
     accepted = Submission.objects.filter(round=round_, verdict=Verdict.ACCEPTED).values_list(
         "id", "player_id", "word"
     )
-    words_by_player: dict[Hashable, list[str]] = {}
-    ids: dict[tuple[Hashable, str], int] = {}
+    words_by_player: dict[int, list[str]] = {}
+    ids: dict[tuple[int, str], int] = {}
     for submission_id, player_id, word in accepted:
         words_by_player.setdefault(player_id, []).append(word)
         ids[(player_id, word)] = submission_id

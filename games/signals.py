@@ -7,14 +7,14 @@ too; a receiver that fails is logged and never stops the round ending (``send_ro
 so receivers do their writes in their own ``transaction.atomic()`` block (a savepoint).
 
 ``player_joining``: sent by ``games.rooms.do_join_room`` before a new player is added, with
-``room``. A receiver refuses the join by raising a ``games.exceptions.GameError``.
+``room``. A receiver refuses the join by raising a ``games.exceptions.ClientError``.
 
 ``round_starting``: sent by ``games.rounds.do_start_round`` before a round is made, with
 ``room`` (its row locked) and ``number`` (the new round's number in the room). A receiver
-refuses the round by raising a ``games.exceptions.GameError`` (daily: one round a room).
+refuses the round by raising a ``games.exceptions.ClientError`` (daily: one round a room).
 
 ``game_starting``: sent by ``games.standings.do_new_game`` before the next game starts, with
-``room`` (its row locked). A receiver refuses the rematch by raising a ``GameError``.
+``room`` (its row locked). A receiver refuses the rematch by raising a ``ClientError``.
 
 ``next_board_set``: sent by ``games.rooms.do_set_next_board`` inside its transaction (the
 room's row locked), after the host's ``set_board`` is saved, with ``room`` and ``board``

@@ -6,7 +6,7 @@ group (never a player's), is not counted in presence (no ``Connection`` row, no
 (``you`` null, no ``my_words``). It answers ``sync`` and ``ping``; every player message is
 refused with ``not_a_player`` and anything else with ``invalid`` (docs/api.md, "Table
 screen (spectators)"). Sockets opened and messages sent count against the same
-per-address limits as players' sockets (``games.throttle``), and each socket has its own
+per-address limits as players' sockets (``web.throttle``), and each socket has its own
 message bucket, sized like a player's.
 """
 
@@ -16,11 +16,13 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
-from games import background, consumers, events, socket_limits, state, throttle
-from games.api import find_room_from
-from games.exceptions import GameError, InvalidInput, NotAPlayer, RateLimited, RoomNotFound
+from games import consumers, events, state
+from games.access import find_room_from
+from games.exceptions import NotAPlayer, RoomNotFound
 from games.models import Room
-from games.writers import in_thread
+from web import throttle
+from web.errors import ClientError, InvalidInput
+from web.threads import in_thread
 
 # What a spectator may send; the rest of the player protocol is refused as not_a_player.
 SPECTATOR_MESSAGES = ("ping", "sync")
@@ -39,24 +41,14 @@ class SpectatorConsumer(consumers.RoomConsumer):
     """One table screen's connection to one room (read-only)."""
 
     async def connect(self) -> None:
-        background.ensure_started()
-        await self.accept()
-        code = self.scope["url_route"]["kwargs"]["code"]
-        self.address = throttle.scope_address(self.scope)
-        try:
-            throttle.take(throttle.SOCKET, self.address)
-        except throttle.Throttled as error:
-            await self._refuse_extra_socket(str(error))
+        code = await self._open()
+        if code is None:
             return
         try:
             # A miss counts against the address like the HTTP API's: no way to guess codes.
             room = await in_thread(find_room_from)(code, self.address)
-        except GameError as error:
-            await self._send({"type": "error", **error.to_dict()})
-            if isinstance(error, RateLimited):
-                await self.close(code=socket_limits.CLOSE_TOO_MANY_SOCKETS)
-            else:
-                await self.close(code=consumers.CLOSE_NO_ROOM)
+        except ClientError as error:
+            await self._refuse_join(error)
             return
         self.room = room
         await self.channel_layer.group_add(events.room_group(room.code), self.channel_name)
@@ -64,25 +56,17 @@ class SpectatorConsumer(consumers.RoomConsumer):
 
     async def disconnect(self, close_code: int) -> None:
         self.closed = True
-        if self.room is None:
-            return
-        try:
-            await self.channel_layer.group_discard(
-                events.room_group(self.room.code), self.channel_name
-            )
-        except Exception:  # Redis unreachable: a stale member only costs undelivered messages
-            consumers.logger.warning(
-                "spectator disconnect: channel layer unreachable", exc_info=True
-            )
+        if self.room is not None:
+            await self._leave_groups([events.room_group(self.room.code)])
 
     def _listening(self) -> bool:
         return self.room is not None and not self.closed
 
     def _spend_message(self) -> bool:
         """This socket's own bucket (sized like a player's), then the address's limit."""
-        return consumers.take_token(self.channel_name) and throttle.allows(
-            throttle.MESSAGE, self.address
-        )
+        return throttle.spend(
+            throttle.PLAYER_MESSAGE, f"socket:{self.channel_name}"
+        ) and throttle.allows(throttle.MESSAGE, self.address)
 
     def _handler_for(self, message_type: str, kind: str | None) -> consumers.Handler:
         handler = self.SPECTATOR_HANDLERS.get(message_type)

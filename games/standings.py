@@ -10,10 +10,11 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from games import events, presenters, signals, state
+from games import events, presenters, signals
 from games.checks import check_host, current_round
 from games.exceptions import WrongRoundState
 from games.models import Player, Room, Round, Submission
+from games.totals import room_totals
 
 
 def standing(room: Room) -> dict:
@@ -21,7 +22,7 @@ def standing(room: Room) -> dict:
     (highest first, then nickname); equal totals share a rank (1, 1, 3). The players:
     everyone active now and everyone who entered a word in one of the game's rounds (also
     if they left or were kicked)."""
-    totals = state.room_totals(room)
+    totals = room_totals(room)
     entered = set(
         Submission.objects.filter(round__room=room, round__game=room.game).values_list(
             "player_id", flat=True

@@ -7,11 +7,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from django.db.models import Sum
-
 from games import common_words, hints, live, live_counts, presenters, waiting_room
-from games.lexicons import available_dictionaries
 from games.models import Player, Room, Round, Submission
+from games.room_dictionaries import available_dictionaries
+from games.totals import room_totals
 from solver import common as solver_common
 from solver.judge import Verdict
 
@@ -24,25 +23,6 @@ _parts: list[StatePart] = []
 def add_state_part(part: StatePart) -> None:
     if part not in _parts:
         _parts.append(part)
-
-
-def room_totals(
-    room: Room, through_round: int | None = None, game: int | None = None
-) -> dict[int, int]:
-    """Running totals: each player's points over the ended rounds of ``game`` (the room's
-    current game by default; a rematch starts from zero), or over those up to round number
-    ``through_round`` (what that round's results show)."""
-    rounds = Submission.objects.filter(
-        round__room=room,
-        round__status=Round.Status.ENDED,
-        round__game=room.game if game is None else game,
-    )
-    if through_round is not None:
-        rounds = rounds.filter(round__number__lte=through_round)
-    if room.practice:  # each round's score less its hints (games.hints)
-        return hints.totals_after_hints(rounds)
-    rows = rounds.values("player_id").annotate(total=Sum("points", default=0))
-    return {row["player_id"]: row["total"] or 0 for row in rows}
 
 
 def live_counts_of(round_: Round) -> dict[str, int]:
@@ -140,7 +120,7 @@ def room_state(room: Room, viewer: Player | None = None) -> dict:
             ended_results = results(current, totals)
         if viewer is not None:
             mine = list(Submission.objects.filter(round=current, player=viewer).order_by("id"))
-    state = presenters.room_state(
+    state = presenters.room_state_dict(
         room,
         viewer,
         players,

@@ -10,7 +10,7 @@ from django.shortcuts import render
 from django.views.decorators.cache import never_cache
 
 from games import state
-from games.api import join_url
+from games.access import join_url
 from games.views import room_for_page
 
 

@@ -10,10 +10,10 @@ from django.shortcuts import render
 from django.views.decorators.cache import never_cache
 
 from games import state, waiting_api
-from games.api import find_room, join_url, viewer
+from games.access import find_room, join_url, viewer
 from games.exceptions import NotAPlayer, RoomNotFound
 from games.models import NICKNAME_MAX_LENGTH, Room
-from games.throttle import Throttled
+from web.throttle import Throttled
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -24,7 +24,7 @@ def home(request: HttpRequest) -> HttpResponse:
 def room_for_page(request: HttpRequest, code: str) -> Room | HttpResponse:
     """The room a page of the site shows, or that page's answer when it has none: the
     room-missing page (404), or 429 with ``Retry-After`` for an address that missed too
-    many codes (games.api.find_room)."""
+    many codes (games.access.find_room)."""
     try:
         return find_room(request, code)
     except RoomNotFound:

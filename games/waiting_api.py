@@ -16,10 +16,11 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
-from games import api, presenters, rooms, waiting_room
+from games import access, presenters, rooms, waiting_room
 from games.exceptions import JoinRefused, Kicked, NoJoinRequest
 from games.models import JoinRequest, Room
 from games.sessions import join_request_key_from_session, remember_join_request, remember_player
+from web.json_api import bearer_token, json_api
 
 # How often a waiting page asks for its answer (seconds), as told to clients.
 POLL_SECONDS = 2
@@ -40,13 +41,13 @@ def newcomer_answer(request: HttpRequest, room: Room, nickname: Any) -> JsonResp
     return _waiting_response(room, join_request, status=202, with_key=True)
 
 
-@api.json_api
+@json_api
 @require_http_methods(["GET", "DELETE"])
 def join_request_detail(request: HttpRequest, code: str) -> JsonResponse:
     """``GET``: the newcomer's request and, once the host let them in, their player.
     ``DELETE``: the newcomer stops waiting."""
-    room = api.find_room(request, code)
-    key = api.bearer_token(request) or join_request_key_from_session(request.session, room)
+    room = access.find_room(request, code)
+    key = bearer_token(request) or join_request_key_from_session(request.session, room)
     join_request = waiting_room.find_request(room, key)
     if join_request is None:
         raise NoJoinRequest(_("you are not waiting to join this room"))
@@ -88,7 +89,7 @@ def _answer(
         player.room = room
         remember_player(request.session, player)
         room.refresh_from_db()
-        return api.player_response(
+        return access.player_response(
             request,
             room,
             player,

@@ -22,12 +22,13 @@ from django.utils.translation import gettext as _
 
 from games import events, presenters, rooms
 from games.checks import check_host, check_nickname, is_int
-from games.exceptions import InvalidInput, NicknameTaken, WaitingListFull
+from games.exceptions import NicknameTaken, WaitingListFull
 from games.models import NICKNAME_MAX_LENGTH, JoinRequest, Player, Room
 from games.nicknames import nickname_key
+from web.errors import InvalidInput
 
 # Newcomers waiting at one room at most: the host's list stays short enough to read, and a
-# script cannot fill the database (joins are also limited per address, games.throttle).
+# script cannot fill the database (joins are also limited per address, web.throttle).
 MAX_WAITING = 20
 # A waiting page asks for its answer every few seconds; one silent this long was closed,
 # and is no longer shown to the host nor counted (it shows again if it comes back).

@@ -13,7 +13,6 @@ the live counts count every entry.
 from __future__ import annotations
 
 import contextlib
-import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,12 +21,12 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from games import live as live_rounds
-from games import live_counts, text, writers
-from games.exceptions import InvalidInput, NotAPlayer, WrongRoundState
-from games.lexicons import lexicon_for_round
+from games import live_counts, writers
+from games.exceptions import NotAPlayer, WrongRoundState
 from games.live import LiveRound
 from games.messages import verdict_text
 from games.models import Player, Round, Submission
+from games.room_dictionaries import word_list_for_round
 from solver.judge import (
     MAX_ENTRY_LENGTH,
     Judgement,
@@ -36,7 +35,9 @@ from solver.judge import (
     judge_entry,
     normalise_entry,
 )
-from solver.lexicon import Lexicon
+from solver.wordlist import WordList
+from web import text
+from web.errors import InvalidInput
 
 # Longest client_id kept for deduplicating resends.
 MAX_CLIENT_ID_LENGTH = 64
@@ -74,22 +75,22 @@ def check_entry(entry: Any, client_id: Any) -> tuple[str, str]:
         raise InvalidInput(_("a word is text"))
     if client_id is None:
         client_id = ""
-    # Both are stored (refused words too, in batches): games.text's rule, so that one bad
+    # Both are stored (refused words too, in batches): web.text's rule, so that one bad
     # entry (NUL, a lone surrogate) never fails a statement that holds other players' words.
     text.check_text(client_id, "client_id", MAX_CLIENT_ID_LENGTH)
     if len(entry) > MAX_ENTRY_LENGTH:
         raise InvalidInput(_("a word has at most %(count)s letters") % {"count": MAX_ENTRY_LENGTH})
     # Refused, not judged "not a word" (spaces around it are trimmed when it is judged).
-    # isprintable refuses all that games.text refuses (Cc, Cs, Cf), and also unassigned
+    # isprintable refuses all that web.text refuses (Cc, Cs, Cf), and also unassigned
     # characters and other spaces than " "; the length was checked above.
     if not entry.strip().isprintable():
         raise InvalidInput(_("a word cannot contain control characters"))
     return entry, client_id
 
 
-def as_judged(entry: str, lexicon: Lexicon) -> str:
+def as_judged(entry: str, word_list: WordList) -> str:
     """The word an entry is stored as (``solver.judge.judge_entry``'s ``word``)."""
-    return normalise_entry(entry, lexicon) or compose(entry)[:MAX_ENTRY_LENGTH].lower()
+    return normalise_entry(entry, word_list) or compose(entry)[:MAX_ENTRY_LENGTH].lower()
 
 
 def check_same_entry(client_id: str, answered_word: str, word: str) -> None:
@@ -124,7 +125,7 @@ def judge(
     if client_id:
         answered = live.answered.get((player_id, client_id))
         if answered is not None:
-            check_same_entry(client_id, answered[0], as_judged(entry, live.lexicon))
+            check_same_entry(client_id, answered[0], as_judged(entry, live.word_list))
             return SubmitResult(answered[0], answered[1], client_id, instant, True)
     if not live.in_time(received_at):
         return round_over(entry, client_id)
@@ -133,7 +134,7 @@ def judge(
     judgement = judge_entry(
         entry,
         live.board,
-        live.lexicon,
+        live.word_list,
         live.min_length,
         already=live.accepted.get(player_id, frozenset()),
         extra_words=live.house_words,
@@ -165,7 +166,7 @@ def store(live: LiveRound, player_id: int, judgement: Judgement, client_id: str)
 def _one_statement() -> contextlib.AbstractContextManager[object]:
     """The transaction around the INSERT: on PostgreSQL none of its own (a single statement in
     autocommit is one round trip, not three), on SQLite ``BEGIN IMMEDIATE`` (the process's
-    writers queue; see boggle_site.sqlite), and a savepoint inside an outer transaction."""
+    writers queue; see web.sqlite), and a savepoint inside an outer transaction."""
     if connection.vendor == "postgresql" and not connection.in_atomic_block:
         return contextlib.nullcontext()
     return transaction.atomic()
@@ -187,7 +188,14 @@ def _insert_if_running(round_id: int, player_id: int, judgement: Judgement, clie
         f"AND EXISTS (SELECT 1 FROM {player} WHERE id = %s AND left_at IS NULL AND NOT kicked)"
     )
     now = connection.ops.adapt_datetimefield_value(timezone.now())
-    params = [round_id, player_id, judgement.word[:80], judgement.verdict, client_id, now]
+    params: list[int | str | None] = [
+        round_id,
+        player_id,
+        judgement.word[:80],
+        judgement.verdict,
+        client_id,
+        now,
+    ]
     with connection.cursor() as cursor:
         cursor.execute(sql, [*params, False, round_id, Round.Status.RUNNING, player_id])
         return cursor.rowcount == 1
@@ -238,7 +246,7 @@ def stored_answer(room_id: int, player_id: int, entry: str, client_id: str) -> S
         .values_list("word", "verdict")
         .first()
     )
-    if stored is None or stored[0] != as_judged(entry, lexicon_for_round(round_)):
+    if stored is None or stored[0] != as_judged(entry, word_list_for_round(round_)):
         return None  # not a resend: a late new entry is answered round_over
     return SubmitResult(stored[0], stored[1], client_id, round_.instant_verdicts, True)
 
@@ -280,23 +288,3 @@ async def submit(
         return await writers.run_in_lane(lane, store, live, player_id, outcome, client_id)
     finally:
         live.writing -= 1
-
-
-def do_submit_word(
-    player: Player, entry: Any, client_id: Any = "", received_at: float | None = None
-) -> SubmitResult:
-    """The same path for synchronous callers (tests, scripts): judge and store an entry."""
-    entry, client_id = check_entry(entry, client_id)
-    live = running_round(player.room_id)
-    arrived = time.time() if received_at is None else received_at
-    outcome = (
-        round_over(entry, client_id)
-        if live is None
-        else judge(live, player.id, entry, client_id, arrived)
-    )
-    if isinstance(outcome, SubmitResult):
-        if outcome.verdict == ROUND_OVER and client_id:
-            return stored_answer(player.room_id, player.id, entry, client_id) or outcome
-        return outcome
-    assert live is not None  # judged above
-    return store(live, player.id, outcome, client_id)

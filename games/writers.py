@@ -18,12 +18,13 @@ from __future__ import annotations
 import asyncio
 import functools
 from collections import Counter
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, contextmanager
+from contextvars import ContextVar
 from typing import ParamSpec, TypeVar
 
-from channels.db import database_sync_to_async
+from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, connection
 from django.utils import translation
@@ -41,20 +42,32 @@ R = TypeVar("R")
 _executor = ThreadPoolExecutor(max_workers=WRITER_THREADS, thread_name_prefix="word-path")
 
 
-def in_thread(func: Callable[P, R]) -> Callable[P, Awaitable[R]]:
-    """Any other database work from async code (connects, state, round ends, housekeeping):
-    on the event loop's thread pool. Channels' default, one thread per process
-    (``thread_sensitive``), would queue every socket's work behind every other's."""
-    return database_sync_to_async(func, thread_sensitive=False)
-
-
 async def run(func: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
     """Run ``func`` on a word-path thread and wait for it without blocking the event loop."""
-    loop = asyncio.get_running_loop()
     # In the caller's interface language (the socket's, games.consumers): the pool's
     # threads are plain threads, where Django's active language is thread-local.
     call = functools.partial(_call_in_language, translation.get_language(), func, *args, **kwargs)
-    return await loop.run_in_executor(_executor, call)
+    if _on_calling_thread.get():
+        return await sync_to_async(call, thread_sensitive=True)()
+    return await asyncio.get_running_loop().run_in_executor(_executor, call)
+
+
+# Set by ``on_calling_thread``: the word path's database work runs on the thread that waits
+# for it (in ``async_to_sync``) instead of the pool's.
+_on_calling_thread: ContextVar[bool] = ContextVar("word_path_on_calling_thread", default=False)
+
+
+@contextmanager
+def on_calling_thread() -> Iterator[None]:
+    """Within the block, the word path's database work runs on the calling thread, on its
+    connection: for synchronous callers whose rows live in a transaction still open on that
+    connection (tests under pytest-django's ``db`` fixture), which another thread's
+    connection cannot see."""
+    token = _on_calling_thread.set(True)
+    try:
+        yield
+    finally:
+        _on_calling_thread.reset(token)
 
 
 class Lanes:
@@ -94,7 +107,7 @@ async def run_in_lane(
     lane: str | None, func: Callable[P, R], *args: P.args, **kwargs: P.kwargs
 ) -> R:
     """``run``, taking its turn in the lane of the caller's address (a
-    ``games.throttle.bucket_key``; None for this machine, never held back)."""
+    ``web.throttle.bucket_key``; None for this machine, never held back)."""
     async with _lanes.lane(lane):
         return await run(func, *args, **kwargs)
 

@@ -15,7 +15,7 @@ import math
 import threading
 import warnings
 from datetime import timedelta
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, cast
 
 from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
@@ -27,11 +27,10 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods
 from PIL import Image, ImageOps, UnidentifiedImageError
 
-from games import checks, throttle
-from games.api import error_response, find_room, json_api, read_json, viewer
-from games.exceptions import GameError, InvalidInput, NotAPlayer, RateLimited
+from games import checks
+from games.access import find_room, viewer
+from games.exceptions import NotAPlayer
 from games.models import Player, Room, Round
-from games.writers import in_thread
 from photos.exceptions import (
     BadCorners,
     PhotoBusy,
@@ -51,6 +50,10 @@ from vision.loading import (
     check_format,
     check_pixels,
 )
+from web import throttle
+from web.errors import ClientError, InvalidInput, RateLimited
+from web.json_api import error_response, json_api, read_json
+from web.threads import in_thread
 
 logger = logging.getLogger(__name__)
 
@@ -86,11 +89,6 @@ PREVIEW = throttle.Limit(
 # EXIF orientations that turn the picture a quarter (its width and height swap).
 QUARTER_TURNS = {5, 6, 7, 8}
 EXIF_ORIENTATION = 0x0112
-
-
-def _error(error: PhotoError | RateLimited) -> JsonResponse:
-    status = error.status if isinstance(error, PhotoError) else 429
-    return JsonResponse({"error": error.to_dict()}, status=status)
 
 
 def photo_dict(photo: BoardPhoto) -> dict:
@@ -156,10 +154,11 @@ def check_photo(upload: UploadedFile | None) -> tuple[str, int, int]:
     and the width and height after EXIF orientation (as the reader and the page see it)."""
     if upload is None:
         raise InvalidInput(_("send the photo as the multipart/form-data field 'photo'"))
-    if upload.size > MAX_UPLOAD_BYTES:
+    size = cast(int, upload.size)  # Django's upload handlers always set it
+    if size > MAX_UPLOAD_BYTES:
         raise PhotoTooLarge(
             _("the file is %(size)s MB; the limit is %(limit)s MB")
-            % {"size": f"{upload.size / 1e6:.1f}", "limit": f"{MAX_UPLOAD_BYTES / 1e6:.0f}"}
+            % {"size": f"{size / 1e6:.1f}", "limit": f"{MAX_UPLOAD_BYTES / 1e6:.0f}"}
         )
     # The format comes from the first bytes, never the name or Content-Type, and only its
     # own Pillow plugin may open it (EPS would run Ghostscript).
@@ -229,7 +228,7 @@ def oriented_size(handle: BinaryIO) -> tuple[int, int]:
 
 
 def client_address(request: HttpRequest) -> str | None:
-    """The uploader's address, by the site's one rule (``games.throttle``: Daphne's client,
+    """The uploader's address, by the site's one rule (``web.throttle``: Daphne's client,
     or the address the trusted proxy saw)."""
     return throttle.client_address(request) or None
 
@@ -264,14 +263,14 @@ def upload_photo(request: HttpRequest, code: str) -> JsonResponse:
     room = find_room(request, code)
     player = _player(request, room)
     try:
-        # A body over the limit never gets here: boggle_site.body_limit refuses it (413)
+        # A body over the limit never gets here: web.body_limit refuses it (413)
         # before it is read; check_photo refuses a file over the limit in a smaller body.
         upload = request.FILES.get("photo")
         extension, width, height = check_photo(upload)
         address = client_address(request)
         check_pending(room, address)
     except (PhotoError, RateLimited) as error:
-        return _error(error)
+        return error_response(error)
     with transaction.atomic():
         photo = BoardPhoto(
             room=room, uploaded_by=player, client_address=address, width=width, height=height
@@ -298,7 +297,7 @@ def photo_detail(request: HttpRequest, code: str, photo_id: int) -> JsonResponse
     try:
         photo = _photo_of(room, photo_id)
     except PhotoError as error:
-        return _error(error)
+        return error_response(error)
     return JsonResponse({"photo": photo_dict(photo)})
 
 
@@ -312,9 +311,7 @@ async def photo_image(request: HttpRequest, code: str, photo_id: int) -> HttpRes
     never the one thread that runs the site's other views."""
     try:
         data = await in_thread(_photo_preview)(request, code, photo_id)
-    except PhotoError as error:
-        return _error(error)
-    except GameError as error:
+    except ClientError as error:
         return error_response(error)
     response = HttpResponse(data, content_type="image/jpeg")
     # A photo's pixels never change: the page may keep it while the room lasts.
@@ -438,12 +435,14 @@ def read_with_corners(request: HttpRequest, code: str, photo_id: int) -> JsonRes
             photo.save()
             transaction.on_commit(lambda: enqueue_read(photo.pk))
     except (PhotoError, RateLimited) as error:
-        return _error(error)
+        return error_response(error)
     except BoardPhoto.DoesNotExist:
-        return _error(PhotoNotFound(_("no such photo in this room")))
+        return error_response(PhotoNotFound(_("no such photo in this room")))
     except OSError:
         logger.warning("board photo %s: the stored file cannot be read", photo_id)
-        return _error(PhotoNotFound(_("the photo was lost on the server; please upload it again")))
+        return error_response(
+            PhotoNotFound(_("the photo was lost on the server; please upload it again"))
+        )
     return JsonResponse({"photo": photo_dict(photo)}, status=202)
 
 

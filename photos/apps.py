@@ -10,8 +10,12 @@ class PhotosConfig(AppConfig):
         from games import signals
         from games.models import Room
         from games.state import add_state_part
-        from photos.api import photo_state
+        from photos import retention
+        from photos.api import MAX_UPLOAD_BYTES, photo_state
         from photos.boards import on_next_board_set
+        from web.body_limit import allow_upload
 
+        allow_upload(r"/api/rooms/[^/]+/photos", MAX_UPLOAD_BYTES, staff_only=False)
         add_state_part(photo_state)
         signals.next_board_set.connect(on_next_board_set, sender=Room, dispatch_uid="photos")
+        signals.housekeeping.connect(retention.on_housekeeping, dispatch_uid="photos")

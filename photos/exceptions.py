@@ -2,7 +2,7 @@
 ``code`` for clients and the HTTP ``status`` it is answered with (docs/api.md, "Board
 from a photo").
 
-GameError
+ClientError
  ├── PhotoTooLarge      413 the file, or the picture's pixels, over the limit
  ├── UnsupportedImage   415 an image format other than JPEG, PNG or WebP
  ├── PhotoNotFound      404 no such photo in this room (or deleted: a room keeps 3)
@@ -14,11 +14,11 @@ GameError
 
 from __future__ import annotations
 
-from games.exceptions import GameError
+from web.errors import ClientError
 
 
-class PhotoError(GameError):
-    status = 400
+class PhotoError(ClientError):
+    """Any error of the photo API."""
 
 
 class PhotoTooLarge(PhotoError):

@@ -83,3 +83,9 @@ def _untouched_since(storage: Any, name: str, cutoff: datetime) -> bool:
         return bool(storage.get_modified_time(name) < cutoff)
     except FileNotFoundError:
         return False
+
+
+def on_housekeeping(sender: Any, **kwargs: Any) -> dict[str, int]:
+    """games.signals.housekeeping receiver: the hourly deletion of orphaned photo files."""
+    deleted = delete_orphaned_files()
+    return {"photo_files": deleted.files, "photo_folders": deleted.folders}

@@ -1,17 +1,17 @@
-"""Boggle solver: boards, dice, lexicons and scoring, in plain Python (no Django).
+"""Boggle solver: boards, dice, word lists and scoring, in plain Python (no Django).
 
 >>> from solver import dictionaries, parse_board, solve
 >>> solution = solve(parse_board("aeol iejm pdls orkf"), dictionaries.load("english"))
 """
 
 from solver.board import Board, from_faces, neighbour_table, parse_board
-from solver.compiler import CompileReport, compile_lexicon, read_wordlist, read_wordlist_bytes
+from solver.compiler import CompileReport, compile_word_list, read_wordlist, read_wordlist_bytes
 from solver.dice import DICE_SETS, DiceSet, get_dice_set, roll
-from solver.errors import BoardError, DiceError, LexiconError, SolverError
-from solver.lexicon import Lexicon, load_lexicon, write_lexicon
+from solver.errors import BoardError, DiceError, SolverError, WordListError
 from solver.scoring import default_min_length, points_table, word_points
 from solver.solve import FoundWord, Solution, find_paths, solve
-from solver.wordrules import DropReason, LexiconRules, fold_accents, normalise_word
+from solver.wordlist import WordList, load_word_list, write_word_list
+from solver.wordrules import DropReason, WordRules, fold_accents, normalise_word
 
 __all__ = [
     "DICE_SETS",
@@ -22,18 +22,18 @@ __all__ = [
     "DiceSet",
     "DropReason",
     "FoundWord",
-    "Lexicon",
-    "LexiconError",
-    "LexiconRules",
     "Solution",
     "SolverError",
-    "compile_lexicon",
+    "WordList",
+    "WordListError",
+    "WordRules",
+    "compile_word_list",
     "default_min_length",
     "find_paths",
     "fold_accents",
     "from_faces",
     "get_dice_set",
-    "load_lexicon",
+    "load_word_list",
     "neighbour_table",
     "normalise_word",
     "parse_board",
@@ -43,5 +43,5 @@ __all__ = [
     "roll",
     "solve",
     "word_points",
-    "write_lexicon",
+    "write_word_list",
 ]

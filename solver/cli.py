@@ -14,7 +14,7 @@ from solver.compiler import compile_file
 from solver.dice import DICE_SETS, roll
 from solver.errors import SolverError
 from solver.solve import solve
-from solver.wordrules import ENGLISH_ALPHABET, LexiconRules
+from solver.wordrules import ENGLISH_ALPHABET, WordRules
 
 EXIT_BAD_INPUT = 2
 
@@ -116,8 +116,8 @@ def _dictionary_option(command: argparse.ArgumentParser) -> None:
 
 def _run_solve(args: argparse.Namespace, stdin: TextIO) -> int:
     board = parse_board(" ".join(args.board))
-    lexicon = dictionaries.load(args.dictionary)
-    solution = solve(board, lexicon, args.min_length)
+    word_list = dictionaries.load(args.dictionary)
+    solution = solve(board, word_list, args.min_length)
     if args.json:
         print(
             json.dumps(
@@ -140,14 +140,14 @@ def _run_solve(args: argparse.Namespace, stdin: TextIO) -> int:
 
 
 def _run_score(args: argparse.Namespace, stdin: TextIO) -> int:
-    lexicon = dictionaries.load(args.dictionary)
+    word_list = dictionaries.load(args.dictionary)
     status = 0
     for number, line in enumerate(stdin, start=1):
         text = line.strip()
         if not text:
             continue
         try:
-            solution = solve(parse_board(text), lexicon, args.min_length)
+            solution = solve(parse_board(text), word_list, args.min_length)
         except SolverError as error:
             print(f"line {number}: {error}", file=sys.stderr)
             status = EXIT_BAD_INPUT
@@ -177,7 +177,7 @@ def _run_build(args: argparse.Namespace, stdin: TextIO) -> int:
 
 
 def _run_compile(args: argparse.Namespace, stdin: TextIO) -> int:
-    rules = LexiconRules(
+    rules = WordRules(
         alphabet=args.alphabet,
         fold_accents=args.fold_accents,
         qu_rule=not args.no_qu_rule,

@@ -1,11 +1,11 @@
-"""Compile a word list into a lexicon: the marisa-trie word set plus the solver's node table.
+"""Compile a source word list (text, one word per line) into a WordList: the marisa-trie word set plus the solver's node table.
 
 Reading: plain text or gzip, UTF-8 or Latin-1, one word per line; blank lines and lines
 starting with "#" are ignored. Every other line is kept or dropped by ``wordrules``; the
 ``CompileReport`` counts both, with examples of each reason.
 
 A file is read as a stream (``iter_wordlist``): memory grows with the words kept, not with
-the file. A file that is not a word list is refused (LexiconError) rather than compiled
+the file. A file that is not a word list is refused (WordListError) rather than compiled
 into a few stray "words": NUL bytes, control characters, a line longer than
 ``MAX_LINE_CHARS`` (comments: ``MAX_COMMENT_CHARS``), or fewer than ``MIN_WORDLIKE_SHARE``
 of its word lines looking like words written in the rules' alphabet.
@@ -28,9 +28,9 @@ from typing import BinaryIO
 
 import marisa_trie
 
-from solver.errors import LexiconError
-from solver.lexicon import Lexicon, write_lexicon
-from solver.wordrules import DropReason, LexiconRules, normalise_word
+from solver.errors import WordListError
+from solver.wordlist import WordList, write_word_list
+from solver.wordrules import DropReason, WordRules, normalise_word
 
 # How many dropped words to keep as examples for each reason.
 EXAMPLES_PER_REASON = 5
@@ -97,7 +97,7 @@ class CompileReport:
 def read_wordlist_bytes(data: bytes) -> list[str]:
     """Decode a word list: gunzip if needed, UTF-8 or else Latin-1; return its lines.
 
-    Raises LexiconError for binary data, corrupt gzip or oversize input.
+    Raises WordListError for binary data, corrupt gzip or oversize input.
     """
     return list(iter_wordlist_stream(io.BytesIO(data)))
 
@@ -113,11 +113,11 @@ def iter_wordlist(path: str | Path) -> Iterator[str]:
     try:
         size = path.stat().st_size
         if size > MAX_WORDLIST_BYTES:
-            raise LexiconError(f"{path.name} is larger than {MAX_WORDLIST_BYTES // 2**20} MiB")
+            raise WordListError(f"{path.name} is larger than {MAX_WORDLIST_BYTES // 2**20} MiB")
         with path.open("rb") as stream:
             yield from iter_wordlist_stream(stream)
     except OSError as error:
-        raise LexiconError(f"cannot read word list {path}: {error.strerror}") from None
+        raise WordListError(f"cannot read word list {path}: {error.strerror}") from None
 
 
 def iter_wordlist_stream(stream: BinaryIO) -> Iterator[str]:
@@ -125,7 +125,7 @@ def iter_wordlist_stream(stream: BinaryIO) -> Iterator[str]:
 
     Gzip is unpacked on the fly. A first pass checks size, NUL bytes and whether the text
     is UTF-8 (else it is Latin-1); the second yields the decoded lines. Memory stays at a
-    chunk and a line. Raises LexiconError for binary data, corrupt gzip or oversize input.
+    chunk and a line. Raises WordListError for binary data, corrupt gzip or oversize input.
     """
     start = stream.tell()
     encoding = _scan(stream)
@@ -140,7 +140,7 @@ def iter_wordlist_stream(stream: BinaryIO) -> Iterator[str]:
                     return
                 if not line.endswith("\n"):
                     if len(line) > MAX_COMMENT_CHARS:
-                        raise LexiconError(
+                        raise WordListError(
                             "a line is longer than "
                             f"{MAX_COMMENT_CHARS} characters: this is not a word list "
                             "(one word per line)"
@@ -185,11 +185,13 @@ def _scan(stream: BinaryIO) -> str:
             while chunk := raw.read(CHUNK_BYTES):
                 total += len(chunk)
                 if total > MAX_WORDLIST_BYTES:
-                    raise LexiconError(
+                    raise WordListError(
                         f"the word list is larger than {MAX_WORDLIST_BYTES // 2**20} MiB"
                     )
                 if b"\x00" in chunk:
-                    raise LexiconError("this is a binary file, not a word list (one word per line)")
+                    raise WordListError(
+                        "this is a binary file, not a word list (one word per line)"
+                    )
                 if utf8:
                     try:
                         decoder.decode(chunk)
@@ -201,11 +203,11 @@ def _scan(stream: BinaryIO) -> str:
                 except UnicodeDecodeError:
                     utf8 = False
     except (OSError, EOFError, zlib.error) as error:
-        raise LexiconError(f"the gzip file is corrupt: {error}") from None
+        raise WordListError(f"the gzip file is corrupt: {error}") from None
     return "utf-8-sig" if utf8 else "latin-1"
 
 
-def digest_file(path: str | Path, rules: LexiconRules) -> str:
+def digest_file(path: str | Path, rules: WordRules) -> str:
     """``digest`` of a file's bytes, read in chunks."""
     hasher = hashlib.sha256()
     with Path(path).open("rb") as stream:
@@ -214,10 +216,10 @@ def digest_file(path: str | Path, rules: LexiconRules) -> str:
     return _with_rules(hasher, rules)
 
 
-def select_words(lines: Iterable[str], rules: LexiconRules) -> tuple[list[str], CompileReport]:
+def select_words(lines: Iterable[str], rules: WordRules) -> tuple[list[str], CompileReport]:
     """Apply the rules to every line; return the kept words (sorted, unique) and the report.
 
-    Raises LexiconError when the lines are not a word list (see ``check_line`` and
+    Raises WordListError when the lines are not a word list (see ``check_line`` and
     ``check_wordlike``); only the kept words are held in memory.
     """
     report = CompileReport()
@@ -247,9 +249,9 @@ def select_words(lines: Iterable[str], rules: LexiconRules) -> tuple[list[str], 
 
 
 def check_sample(
-    lines: Iterable[str], rules: LexiconRules, max_lines: int = SAMPLE_LINES
+    lines: Iterable[str], rules: WordRules, max_lines: int = SAMPLE_LINES
 ) -> tuple[list[str], CompileReport, bool]:
-    """Check the first ``max_lines`` lines as ``select_words`` does (LexiconError if they
+    """Check the first ``max_lines`` lines as ``select_words`` does (WordListError if they
     are not a word list). Returns their kept words, the report, and whether they were all
     the lines (only then does "no word kept" mean the whole list is unusable)."""
     iterator = iter(lines)
@@ -260,40 +262,40 @@ def check_sample(
 
 
 def check_line(entry: str, number: int) -> None:
-    """LexiconError if a (stripped) line cannot be part of a word list."""
+    """WordListError if a (stripped) line cannot be part of a word list."""
     control = _CONTROL.search(entry)
     if control:
-        raise LexiconError(
+        raise WordListError(
             f"line {number} has a control character (U+{ord(control.group()):04X}): this is "
             "not a text word list (one word per line, UTF-8 or Latin-1)"
         )
     limit = MAX_COMMENT_CHARS if entry.startswith("#") else MAX_LINE_CHARS
     if len(entry) > limit:
-        raise LexiconError(
+        raise WordListError(
             f"line {number} is {len(entry)} characters long (at most {limit}): this is not "
             "a word list (one word per line)"
         )
 
 
 def check_wordlike(report: CompileReport) -> None:
-    """LexiconError if too few word lines look like words written in the alphabet."""
+    """WordListError if too few word lines look like words written in the alphabet."""
     word_lines = report.lines - report.ignored_lines
     if word_lines and report.wordlike < MIN_WORDLIKE_SHARE * word_lines:
         share = 100 * report.wordlike / word_lines
-        raise LexiconError(
+        raise WordListError(
             f"only {report.wordlike} of {word_lines} lines ({share:.0f}%) look like words "
             f"in the alphabet; at least {MIN_WORDLIKE_SHARE:.0%} must: is this a word list "
             "(one word per line) for this language?"
         )
 
 
-def compile_lexicon(
-    lines: Iterable[str], rules: LexiconRules, name: str = "", source_digest: str = ""
-) -> tuple[Lexicon, CompileReport]:
-    """Compile word-list lines into an in-memory Lexicon (and its report)."""
+def compile_word_list(
+    lines: Iterable[str], rules: WordRules, name: str = "", source_digest: str = ""
+) -> tuple[WordList, CompileReport]:
+    """Compile word-list lines into an in-memory WordList (and its report)."""
     words, report = select_words(lines, rules)
     if not words:
-        raise LexiconError("no usable words: every line was blank, a comment or dropped")
+        raise WordListError("no usable words: every line was blank, a comment or dropped")
     trie = marisa_trie.Trie(words)
     table, root = build_node_table(words, trie, rules.alphabet)
     meta = {
@@ -302,28 +304,28 @@ def compile_lexicon(
         "report": report.to_dict(),
         "source_sha256": source_digest,
     }
-    return Lexicon(trie, table, root, rules, meta), report
+    return WordList(trie, table, root, rules, meta), report
 
 
 def compile_file(
-    source: str | Path, target: str | Path, rules: LexiconRules, name: str = ""
+    source: str | Path, target: str | Path, rules: WordRules, name: str = ""
 ) -> CompileReport:
-    """Compile a word-list file to a lexicon file; return the report."""
-    lexicon, report = compile_lexicon(iter_wordlist(source), rules, name=name)
+    """Compile a word-list text file to a compiled WordList file; return the report."""
+    word_list, report = compile_word_list(iter_wordlist(source), rules, name=name)
     try:
-        lexicon.meta["source_sha256"] = digest_file(source, rules)
+        word_list.meta["source_sha256"] = digest_file(source, rules)
     except OSError as error:
-        raise LexiconError(f"cannot read word list {source}: {error.strerror}") from None
-    write_lexicon(lexicon, target)
+        raise WordListError(f"cannot read word list {source}: {error.strerror}") from None
+    write_word_list(word_list, target)
     return report
 
 
-def digest(data: bytes, rules: LexiconRules) -> str:
+def digest(data: bytes, rules: WordRules) -> str:
     """A fingerprint of a word list and its rules: a compiled file is stale when it differs."""
     return _with_rules(hashlib.sha256(data), rules)
 
 
-def _with_rules(hasher, rules: LexiconRules) -> str:
+def _with_rules(hasher, rules: WordRules) -> str:
     hasher.update(repr(sorted(rules.to_dict().items())).encode())
     return hasher.hexdigest()
 
@@ -379,5 +381,5 @@ def build_node_table(words: list[str], trie: marisa_trie.Trie, alphabet: str) ->
     close_deeper_than(0)
     offset = close_node(*stack[0])
     if len(table) >= 2**31:
-        raise LexiconError("the word list is too large for a 32-bit node table")
+        raise WordListError("the word list is too large for a 32-bit node table")
     return table, offset

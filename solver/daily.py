@@ -11,7 +11,7 @@ rolled again with the next attempt number, until one is rich enough: at least
 three rolls in four pass with the English list, so a date needs one or two rolls (well
 under a millisecond each).
 
-Which board a date gets depends on the lexicon it is checked with: callers that must show
+Which board a date gets depends on the word list it is checked with: callers that must show
 everyone the same board all day store the first one they derive (``daily.boards``).
 """
 
@@ -24,8 +24,8 @@ from datetime import date
 
 from solver.board import Board
 from solver.dice import CLASSIC_1992, DiceSet, roll
-from solver.lexicon import Lexicon
 from solver.solve import Solution, solve
+from solver.wordlist import WordList
 
 # Changing the salt changes every date's board: do it only to start a new series.
 DAILY_SALT = "boggle-daily-v1"
@@ -33,7 +33,7 @@ DAILY_SALT = "boggle-daily-v1"
 MIN_WORDS = 60
 MIN_LONG_WORDS = 3
 LONG_WORD = 6
-# Rolls tried before giving up and taking the richest one seen (only a tiny lexicon gets
+# Rolls tried before giving up and taking the richest one seen (only a tiny word list gets
 # there; with the English list the longest run over ten years of dates is a handful).
 MAX_ROLLS = 200
 
@@ -69,7 +69,7 @@ def is_rich(solution: Solution) -> bool:
 
 
 def daily_board(
-    day: date, lexicon: Lexicon, secret: str, dice_set: DiceSet = CLASSIC_1992
+    day: date, word_list: WordList, secret: str, dice_set: DiceSet = CLASSIC_1992
 ) -> DailyBoard:
     """The board of ``day`` under ``secret``: the first of its seeded rolls that
     ``is_rich``, or after ``MAX_ROLLS`` the one with the most words (the earliest of
@@ -77,7 +77,7 @@ def daily_board(
     best: DailyBoard | None = None
     for roll_number in range(MAX_ROLLS):
         board = roll(dice_set, daily_seed(day, roll_number, secret))
-        found = DailyBoard(day, board, solve(board, lexicon), roll_number)
+        found = DailyBoard(day, board, solve(board, word_list), roll_number)
         if found.rich_enough:
             return found
         if best is None or len(found.solution) > len(best.solution):

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from solver.compiler import CompileReport, compile_file, digest
-from solver.errors import LexiconError
-from solver.lexicon import Lexicon, load_lexicon, read_header
-from solver.wordrules import LexiconRules
+from solver.errors import WordListError
+from solver.wordlist import WordList, load_word_list, read_header
+from solver.wordrules import WordRules
 
 WORDLIST_DIR = Path(__file__).resolve().parent / "wordlists"
 DEFAULT_CACHE_DIR = Path(__file__).resolve().parent.parent / "var" / "dictionaries"
@@ -32,7 +32,7 @@ class NamedList:
     source: Path
     origin: str
     licence: str
-    rules: LexiconRules
+    rules: WordRules
     # The Debian package that installs ``source``, for lists not shipped in the repository.
     debian_package: str = ""
 
@@ -47,7 +47,7 @@ NAMED_LISTS: dict[str, NamedList] = {
             source=WORDLIST_DIR / "english.txt.gz",
             origin="npm package word-list 4.1.0 (the Letterpress word list)",
             licence="MIT (solver/wordlists/LICENSE-english.txt)",
-            rules=LexiconRules(),
+            rules=WordRules(),
         ),
         NamedList(
             name="english-common",
@@ -56,7 +56,7 @@ NAMED_LISTS: dict[str, NamedList] = {
             source=WORDLIST_DIR / "english-common.txt.gz",
             origin="Debian package scowl 2020.12.07: SCOWL english and american words, size 35",
             licence="SCOWL licence (solver/wordlists/LICENSE-english-common.txt)",
-            rules=LexiconRules(),
+            rules=WordRules(),
         ),
         NamedList(
             name="dutch",
@@ -65,7 +65,7 @@ NAMED_LISTS: dict[str, NamedList] = {
             source=Path("/usr/share/dict/dutch"),
             origin="Debian package wdutch (OpenTaal word list)",
             licence="BSD or CC BY 3.0 (see the wdutch package)",
-            rules=LexiconRules(fold_accents=True),
+            rules=WordRules(fold_accents=True),
             debian_package="wdutch",
         ),
         NamedList(
@@ -75,7 +75,7 @@ NAMED_LISTS: dict[str, NamedList] = {
             source=Path("/usr/share/dict/french"),
             origin="Debian package wfrench",
             licence="GPL-2+ (see the wfrench package)",
-            rules=LexiconRules(fold_accents=True),
+            rules=WordRules(fold_accents=True),
             debian_package="wfrench",
         ),
     )
@@ -98,7 +98,9 @@ def get_named_list(name: str) -> NamedList:
         return NAMED_LISTS[name]
     except KeyError:
         known = ", ".join(NAMED_LISTS)
-        raise LexiconError(f"unknown dictionary {name!r}; known: {known}, or a file path") from None
+        raise WordListError(
+            f"unknown dictionary {name!r}; known: {known}, or a file path"
+        ) from None
 
 
 def build(name: str, force: bool = False) -> CompileReport | None:
@@ -113,34 +115,34 @@ def build(name: str, force: bool = False) -> CompileReport | None:
             if entry.debian_package
             else ""
         )
-        raise LexiconError(f"the {name} word list {entry.source} is missing{hint}")
+        raise WordListError(f"the {name} word list {entry.source} is missing{hint}")
     target = compiled_path(name)
     if not force and _is_current(target, entry):
         return None
     return compile_file(entry.source, target, entry.rules, name=name)
 
 
-def load(name_or_path: str | Path) -> Lexicon:
-    """A lexicon by name (compiled on first use), ``.lex`` file, or plain word-list file.
+def load(name_or_path: str | Path) -> WordList:
+    """A word list by name (compiled on first use), ``.lex`` file, or plain word-list file.
 
     A plain word list is compiled with the default rules and cached by its content.
     """
     text = str(name_or_path)
     if text in NAMED_LISTS:
         build(text)
-        return load_lexicon(compiled_path(text))
+        return load_word_list(compiled_path(text))
     path = Path(text)
     if not path.is_file():
         known = ", ".join(NAMED_LISTS)
-        raise LexiconError(f"no dictionary named {text!r} and no such file (known: {known})")
+        raise WordListError(f"no dictionary named {text!r} and no such file (known: {known})")
     if path.suffix == LEXICON_SUFFIX:
-        return load_lexicon(path)
-    rules = LexiconRules()
+        return load_word_list(path)
+    rules = WordRules()
     fingerprint = digest(path.read_bytes(), rules)
     target = cache_dir() / "files" / f"{fingerprint[:32]}{LEXICON_SUFFIX}"
     if not target.exists():
         compile_file(path, target, rules, name=path.name)
-    return load_lexicon(target)
+    return load_word_list(target)
 
 
 def _is_current(target: Path, entry: NamedList) -> bool:
@@ -148,6 +150,6 @@ def _is_current(target: Path, entry: NamedList) -> bool:
         return False
     try:
         header = read_header(target)
-    except LexiconError:
+    except WordListError:
         return False
     return header.get("source_sha256") == digest(entry.source.read_bytes(), entry.rules)

@@ -3,7 +3,7 @@
 SolverError
  ├── BoardError       malformed board notation or cell list
  ├── DiceError        unknown dice set, or dice that do not fit a board
- └── LexiconError     a word list or compiled dictionary that cannot be used
+ └── WordListError     a word list or compiled dictionary that cannot be used
 """
 
 
@@ -19,5 +19,5 @@ class DiceError(SolverError):
     """An unknown dice set, or a dice set that does not fit the requested board."""
 
 
-class LexiconError(SolverError):
+class WordListError(SolverError):
     """A word list or compiled dictionary that cannot be read or used."""

@@ -1,6 +1,6 @@
 """The referee: judge one entered word, and score a round's words for every player.
 
-Pure functions over a board and a lexicon; the Django app adds time, storage and players.
+Pure functions over a board and a word list; the Django app adds time, storage and players.
 """
 
 from __future__ import annotations
@@ -10,11 +10,15 @@ from collections import Counter
 from collections.abc import Container, Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import TypeVar
 
 from solver.board import BLOCKED, Board
-from solver.lexicon import Lexicon
 from solver.scoring import word_points
+from solver.wordlist import WordList
 from solver.wordrules import fold_accents
+
+# Whatever names a player in ``score_round`` (a player id, a nickname).
+PlayerKey = TypeVar("PlayerKey", bound=Hashable)
 
 # Longer entries cannot be on any board (36 cells of at most two letters): refuse them
 # before doing any work.
@@ -65,19 +69,19 @@ def compose(entry: str) -> str:
     return unicodedata.normalize("NFC", entry).strip()
 
 
-def normalise_entry(entry: str, lexicon: Lexicon) -> str:
-    """A player's entry in lexicon form: NFC, trimmed, lower-case, accents folded if the
-    lexicon folds them. Returns "" for entries that are not made of letters."""
+def normalise_entry(entry: str, word_list: WordList) -> str:
+    """A player's entry in word list form: NFC, trimmed, lower-case, accents folded if the
+    word list folds them. Returns "" for entries that are not made of letters."""
     text = compose(entry)
     if not text or len(text) > MAX_ENTRY_LENGTH or not text.isalpha():
         return ""
     # Lower-cased first: a phone's auto-capitalised "Café" is not a proper noun.
-    word = lexicon.normalise(text.lower())
+    word = word_list.normalise(text.lower())
     if word is None:
-        # Dropped by the lexicon's rules; keep the lower-case (folded) letters so the
+        # Dropped by the word list's rules; keep the lower-case (folded) letters so the
         # verdict can still say "too short" or "not in the dictionary".
         word = text.lower()
-        if lexicon.rules.fold_accents:
+        if word_list.rules.fold_accents:
             word = fold_accents(word)
     return word
 
@@ -85,7 +89,7 @@ def normalise_entry(entry: str, lexicon: Lexicon) -> str:
 def judge_entry(
     entry: str,
     board: Board,
-    lexicon: Lexicon,
+    word_list: WordList,
     min_length: int,
     already: Container[str] = frozenset(),
     extra_words: Container[str] = frozenset(),
@@ -93,7 +97,7 @@ def judge_entry(
     """Judge one entry: letters only, long enough, new for this player, spelled by a path on
     the board, and in the dictionary (or accepted by the room: ``extra_words``), checked in
     that order."""
-    word = normalise_entry(entry, lexicon)
+    word = normalise_entry(entry, word_list)
     if not word:
         return Judgement(compose(entry)[:MAX_ENTRY_LENGTH].lower(), Verdict.NOT_A_WORD)
     if len(word) < min_length:
@@ -106,7 +110,7 @@ def judge_entry(
     path = find_word_path(board, word)
     if path is None:
         return Judgement(word, Verdict.NOT_ON_BOARD)
-    if word not in lexicon and word not in extra_words:
+    if word not in word_list and word not in extra_words:
         return Judgement(word, Verdict.NOT_IN_DICTIONARY)
     return Judgement(word, Verdict.ACCEPTED, path)
 
@@ -147,11 +151,11 @@ class ScoredWord:
 
 
 def score_round(
-    words_by_player: Mapping[Hashable, Iterable[str]],
+    words_by_player: Mapping[PlayerKey, Iterable[str]],
     rows: int,
     cols: int,
     cancel_duplicates: bool = True,
-) -> dict[Hashable, list[ScoredWord]]:
+) -> dict[PlayerKey, list[ScoredWord]]:
     """Score every player's accepted words.
 
     Points follow the length table for the board shape. With ``cancel_duplicates`` (the
@@ -160,7 +164,7 @@ def score_round(
     """
     unique = {player: set(words) for player, words in words_by_player.items()}
     finders = Counter(word for words in unique.values() for word in words)
-    scored: dict[Hashable, list[ScoredWord]] = {}
+    scored: dict[PlayerKey, list[ScoredWord]] = {}
     for player, words in unique.items():
         result = []
         for word in words:

@@ -1,4 +1,4 @@
-"""Find every word on a board: a depth-first walk of the board and the lexicon's trie at once.
+"""Find every word on a board: a depth-first walk of the board and the word list's trie at once.
 
 The walk goes from each cell to each unused neighbour while the letters so far are a prefix
 of some word, so it never leaves the trie. ``used`` is a bitmask of the cells on the current
@@ -13,8 +13,8 @@ from operator import itemgetter
 from typing import NamedTuple
 
 from solver.board import Board
-from solver.lexicon import Lexicon
 from solver.scoring import default_min_length, word_points
+from solver.wordlist import WordList
 
 # A symbol that marks a multi-letter face (qu, th, ...) in the adjacency lists; such cells
 # are walked letter by letter on the slow path.
@@ -52,8 +52,8 @@ class Solution:
         return {found.word: found for found in self.words}
 
 
-def solve(board: Board, lexicon: Lexicon, min_length: int | None = None) -> Solution:
-    """Every word of ``lexicon`` that ``board`` spells with at least ``min_length`` letters.
+def solve(board: Board, word_list: WordList, min_length: int | None = None) -> Solution:
+    """Every word of ``word_list`` that ``board`` spells with at least ``min_length`` letters.
 
     ``min_length`` defaults to the board size's usual minimum (3, or 4 from 5x5 up). A word
     counts once however many paths spell it; the path returned is the first found.
@@ -61,9 +61,9 @@ def solve(board: Board, lexicon: Lexicon, min_length: int | None = None) -> Solu
     if min_length is None:
         min_length = default_min_length(board.rows, board.cols)
     points = _points_by_length(board.rows, board.cols)
-    restore = lexicon.trie.restore_key
+    restore = word_list.trie.restore_key
     words = []
-    for word_mark, path in _find_marked_paths(board, lexicon).items():
+    for word_mark, path in _find_marked_paths(board, word_list).items():
         word = restore(word_mark - 1)
         length = len(word)
         if length >= min_length:
@@ -74,9 +74,9 @@ def solve(board: Board, lexicon: Lexicon, min_length: int | None = None) -> Solu
     return Solution(board, tuple(words))
 
 
-def find_paths(board: Board, lexicon: Lexicon) -> dict[int, tuple[int, ...]]:
+def find_paths(board: Board, word_list: WordList) -> dict[int, tuple[int, ...]]:
     """Map each word id (marisa key id) found on the board to one path of cells spelling it."""
-    return {mark - 1: path for mark, path in _find_marked_paths(board, lexicon).items()}
+    return {mark - 1: path for mark, path in _find_marked_paths(board, word_list).items()}
 
 
 @cache
@@ -84,11 +84,11 @@ def _points_by_length(rows: int, cols: int) -> tuple[int, ...]:
     return tuple(word_points(length, rows, cols) for length in range(_LONGEST + 1))
 
 
-def _find_marked_paths(board: Board, lexicon: Lexicon) -> dict[int, tuple[int, ...]]:
+def _find_marked_paths(board: Board, word_list: WordList) -> dict[int, tuple[int, ...]]:
     """Map ``word_id + 1`` of each word on the board to one path of cells spelling it."""
-    table = lexicon.table
-    end_slot = len(lexicon.alphabet)
-    cell_symbols = _cell_symbols(board, lexicon)
+    table = word_list.table
+    end_slot = len(word_list.alphabet)
+    cell_symbols = _cell_symbols(board, word_list)
     # adjacency[cell] lists (neighbour, neighbour's bit, neighbour's symbol) for usable
     # neighbours only: blocked cells and letters outside the alphabet never appear.
     adjacency = [
@@ -126,7 +126,7 @@ def _find_marked_paths(board: Board, lexicon: Lexicon) -> dict[int, tuple[int, .
                 path[depth] = nb
                 found[-child] = tuple(path[: depth + 1])
 
-    root = lexicon.root
+    root = word_list.root
     for cell, symbols in enumerate(cell_symbols):
         if not symbols:
             continue
@@ -140,9 +140,9 @@ def _find_marked_paths(board: Board, lexicon: Lexicon) -> dict[int, tuple[int, .
     return found
 
 
-def _cell_symbols(board: Board, lexicon: Lexicon) -> list[tuple[int, ...]]:
+def _cell_symbols(board: Board, word_list: WordList) -> list[tuple[int, ...]]:
     """Each cell's face as alphabet symbols; () for blocked or unspellable faces."""
-    symbol = lexicon.symbol
+    symbol = word_list.symbol
     result: list[tuple[int, ...]] = []
     for face in board.faces:
         if face == "#" or any(letter not in symbol for letter in face):

@@ -1,4 +1,4 @@
-"""Which words a lexicon keeps, and why it drops the others.
+"""Which words a compiled WordList keeps, and why it drops the others.
 
 One function, ``normalise_word``, applies every rule in a fixed order, so the compiler, the
 admin's "why is this word not in?" look-up and the tests all agree on the reason.
@@ -16,7 +16,7 @@ _LIGATURES = {"œ": "oe", "æ": "ae", "ß": "ss", "ĳ": "ij", "ø": "o", "ł": "
 
 
 class DropReason(StrEnum):
-    """Why a line of a word list did not become a word of the lexicon."""
+    """Why a line of a source word list did not become a word of the WordList."""
 
     PROPER_NOUN = "proper noun (capitalised)"
     OUTSIDE_ALPHABET = "characters outside the alphabet"
@@ -27,8 +27,8 @@ class DropReason(StrEnum):
 
 
 @dataclass(frozen=True)
-class LexiconRules:
-    """How a word list becomes a lexicon.
+class WordRules:
+    """How a source word list is compiled into a WordList.
 
     - ``alphabet``: the letters dice can show; any other character drops the word.
     - ``fold_accents``: strip accents first (French dice have no accents: "été" -> "ete").
@@ -47,14 +47,14 @@ class LexiconRules:
     _letters: frozenset[str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        from solver.errors import LexiconError
+        from solver.errors import WordListError
 
         if not self.alphabet or len(set(self.alphabet)) != len(self.alphabet):
-            raise LexiconError("the alphabet must be non-empty letters without repeats")
+            raise WordListError("the alphabet must be non-empty letters without repeats")
         if self.alphabet != self.alphabet.lower():
-            raise LexiconError("the alphabet must be lower-case")
+            raise WordListError("the alphabet must be lower-case")
         if not 1 <= self.min_length <= self.max_length:
-            raise LexiconError(
+            raise WordListError(
                 f"need 1 <= min_length <= max_length, got {self.min_length}, {self.max_length}"
             )
         object.__setattr__(self, "_letters", frozenset(self.alphabet))
@@ -65,7 +65,7 @@ class LexiconRules:
         return data
 
     @classmethod
-    def from_dict(cls, data: dict) -> LexiconRules:
+    def from_dict(cls, data: dict) -> WordRules:
         known = {"alphabet", "fold_accents", "qu_rule", "min_length", "max_length"}
         known.add("keep_capitalised")
         return cls(**{key: value for key, value in data.items() if key in known})
@@ -78,8 +78,8 @@ def fold_accents(text: str) -> str:
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
 
-def normalise_word(raw: str, rules: LexiconRules) -> tuple[str | None, DropReason | None]:
-    """Turn one entry of a word list into a lexicon word, or say why it is dropped.
+def normalise_word(raw: str, rules: WordRules) -> tuple[str | None, DropReason | None]:
+    """Turn one entry of a source word list into a WordList word, or say why it is dropped.
 
     Returns ``(word, None)`` or ``(None, reason)``. Duplicates are the caller's to detect.
     """

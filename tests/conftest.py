@@ -148,8 +148,8 @@ def pytest_configure(config: pytest.Config) -> None:
     interface translations are compiled here too."""
     from django.conf import settings
 
-    from boggle_site import compile_messages
     from netlab import guard
+    from web import compile_messages
 
     guard.install()
     settings.PHOTOS_PRELOAD_READER = False

@@ -20,8 +20,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from boggle_site import env as env_settings
-from boggle_site.network import free_port
 from netlab import Host
+from web.network import free_port
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -178,7 +178,7 @@ def run_script_on_postgres(
     checks a scenario on PostgreSQL while pytest-django holds SQLite."""
     import json
 
-    from tests.games.test_verdict_race import migrate, worker_env
+    from tests.games.verdict_race_processes import migrate, worker_env
 
     with throwaway_postgres_database(postgres_url) as database_url:
         env = worker_env(database_url) | (extra_env or {})

@@ -31,8 +31,8 @@ from typing import Any
 import psycopg
 import websockets
 
-from boggle_site.network import free_ports
 from tests.servers import REPO_ROOT, throwaway_postgres_database
+from web.network import free_ports
 
 # Bound on any single wait for a process, a reply or an event (seconds).
 WAIT = 30.0
@@ -423,6 +423,13 @@ class Client:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.arrived.wait(), min(left, 0.5))
 
+    async def wait_round_ended(self, number: int, after: int, timeout: float, what: str) -> None:
+        """Wait until this client knows round ``number`` ended, from message ``after`` on
+        (``learned_round_ended``)."""
+        await self.wait_until(
+            lambda: self.learned_round_ended(number, after) is not None, timeout, what
+        )
+
     def count(self, kind: str, after: int = 0) -> int:
         """How many messages of ``kind`` came at index ``after`` or later."""
         return sum(1 for _, message in self.messages[after:] if message["type"] == kind)
@@ -505,8 +512,8 @@ def solve_round(round_: dict) -> dict[str, int]:
     """The round's words and their points, solved here as the server does."""
     from solver import dictionaries, parse_board, solve
 
-    lexicon = dictionaries.load(round_["dictionary"])
-    found = solve(parse_board(round_["board"]), lexicon, round_["min_length"]).words
+    word_list = dictionaries.load(round_["dictionary"])
+    found = solve(parse_board(round_["board"]), word_list, round_["min_length"]).words
     return {w.word: w.points for w in found}
 
 

@@ -26,7 +26,7 @@ import numpy.typing as npt
 from vision.crops import cut_dice
 from vision.faces import FACE_INDEX, FACES, TURNS
 from vision.lattice import grid_from_corners
-from vision.loading import ImageSource, load_photo
+from vision.loading import WORK_SIDE, ImageSource, load_photo
 from vision.nets import CLASSIFIER_INPUT
 
 # Exemplars kept per face: enough for the ways one face prints and lies on a set's dice
@@ -112,8 +112,6 @@ def board_crops(source: ImageSource, corners: npt.ArrayLike, rows: int, cols: in
     """Every die's crop, row by row, of the board whose outer corners (full-size photo
     pixels, clockwise from the top left) are ``corners``: what a confirmed board adds to
     its set's memory (``BoardReading.corners`` says where the board was read)."""
-    from vision.recognize import WORK_SIDE
-
     photo = load_photo(source, work_side=WORK_SIDE)
     grid = grid_from_corners(photo.from_full(np.asarray(corners, np.float64)), rows, cols)
     return cut_dice(photo.pixels, grid)

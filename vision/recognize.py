@@ -28,7 +28,7 @@ from vision.errors import (
     VisionError,
 )
 from vision.lattice import SIDES, GridFit, fit_grid, grid_from_corners
-from vision.loading import ImageSource, Photo, load_photo
+from vision.loading import WORK_SIDE, ImageSource, Photo, load_photo
 from vision.memory import SetMemory
 from vision.nets import CLASSIFIER_INPUT
 from vision.polarity import light_letters
@@ -39,9 +39,6 @@ MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 Failure = TypeVar("Failure", bound=VisionError)
 DETECTOR_FILE = "dice_detector.keras"
 CLASSIFIER_FILE = "die_classifier.keras"
-# Large JPEGs are decoded at a reduced scale down to this side (pixels): still at least
-# 50 pixels a die for a 6x6 board filling a third of the photo, and 5-10x faster.
-WORK_SIDE = 1600
 # Dice closer than this (pixels between centres, in the picture the classifier reads) are
 # too small to read reliably: the reader asks the photographer to move closer instead of
 # returning a grid of doubtful guesses.

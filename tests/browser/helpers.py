@@ -13,7 +13,7 @@ import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
 
-from playwright.sync_api import Browser, BrowserContext, Page, expect
+from playwright.sync_api import Browser, BrowserContext, Page, ViewportSize, expect
 
 from solver import dictionaries, from_faces, solve
 from solver.solve import FoundWord
@@ -33,8 +33,8 @@ CHROMIUM_ARGS = [
     "--no-first-run",
     "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1, EXCLUDE 10.77.*",
 ]
-PHONE = {"width": 360, "height": 640}
-DESKTOP = {"width": 1280, "height": 860}
+PHONE: ViewportSize = {"width": 360, "height": 640}
+DESKTOP: ViewportSize = {"width": 1280, "height": 860}
 # Where screenshots go when set (e.g. docs/screenshots); unset, none are written.
 SCREENSHOT_DIR = os.environ.get("BOGGLE_SCREENSHOT_DIR", "")
 
@@ -160,6 +160,7 @@ def start_solo_round(page: Page, base_url: str, nickname: str) -> tuple[str, lis
 def board_faces(page: Page) -> list[list[str]]:
     """The board as shown: rows of faces, read from the dice."""
     size = page.locator("#play-board .board").get_attribute("data-size")
+    assert size is not None, "the board has no data-size"
     rows, cols = (int(n) for n in size.split("x"))
     faces = page.locator("#play-board .die").evaluate_all("dice => dice.map(d => d.dataset.face)")
     assert len(faces) == rows * cols and all(faces), faces
@@ -179,6 +180,7 @@ def type_word(page: Page, word: str) -> None:
 
 def die_centre(page: Page, cell: int) -> tuple[float, float]:
     box = page.locator(f'#play-board .die[data-cell="{cell}"]').bounding_box()
+    assert box is not None, f"die {cell} is not visible"
     return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
 
 

@@ -32,10 +32,10 @@ VOWELS = set("aeiouy")
 
 
 def non_word_on(faces: list[list[str]]) -> tuple[str, tuple[int, int, int]]:
-    """Three adjacent dice spelling no English word (by the solver's lexicon), preferring
+    """Three adjacent dice spelling no English word (by the solver's word list), preferring
     ones that look like a word (consonant, vowel, consonant). Returns (word, path)."""
     board = from_faces(faces)
-    lexicon = dictionaries.load("english")
+    word_list = dictionaries.load("english")
     neighbours = board.neighbours()
     candidates = []
     for a in range(len(board.faces)):
@@ -47,7 +47,7 @@ def non_word_on(faces: list[list[str]]) -> tuple[str, tuple[int, int, int]]:
                 if any(len(letter) != 1 or not letter.isalpha() for letter in letters):
                     continue
                 word = "".join(letters)
-                if word in lexicon or lexicon.drop_reason(word) is not None:
+                if word in word_list or word_list.drop_reason(word) is not None:
                     continue
                 looks_real = letters[0] not in VOWELS and letters[1] in VOWELS
                 candidates.append((not looks_real, word, (a, b, c)))

@@ -1,4 +1,4 @@
-"""The pages meet their own Content Security Policy (boggle_site.csp): the browser refuses
+"""The pages meet their own Content Security Policy (web.csp): the browser refuses
 nothing on the start page, the join form, the lobby, a round and its results."""
 
 from __future__ import annotations

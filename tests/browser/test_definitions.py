@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from lexicon import lookup
+from meanings import lookup
 from tests.browser.helpers import (
     DESKTOP,
     PHONE,
@@ -18,7 +18,7 @@ from tests.browser.helpers import (
     type_word,
     watch_errors,
 )
-from tests.lexicon.support import require_definitions
+from tests.meanings.support import require_definitions
 
 pytestmark = pytest.mark.browser
 

@@ -17,7 +17,6 @@ import numpy as np
 import pytest
 from playwright.sync_api import Browser, expect, sync_playwright
 
-from boggle_site import network
 from netlab import Host, SimulatedWifi
 from solver import dictionaries
 from tests.browser.helpers import (
@@ -34,6 +33,7 @@ from tests.browser.helpers import (
     words_on,
 )
 from tests.servers import SiteServer
+from web import network
 
 pytestmark = pytest.mark.browser
 
@@ -55,6 +55,7 @@ def browser_on(playwright, host: Host, chromium_path: str, directory: Path) -> B
 
 def read_qr(png: bytes) -> str:
     image = cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_GRAYSCALE)
+    assert image is not None, "the screenshot is no PNG"
     text, _, _ = cv2.QRCodeDetector().detectAndDecode(image)
     return text
 

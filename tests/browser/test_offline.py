@@ -101,12 +101,14 @@ def test_silent_dead_connection_is_noticed_and_words_are_delivered(browser, tmp_
     frozen = False
     try:
         server.start()
+        assert server.process is not None
+        pid = server.process.pid
         page = context.new_page()
         errors = watch_errors(page)
         code, (first, second, *_) = start_solo_round(page, server.url, "Pia")
         badge = page.locator("#connection")
 
-        os.killpg(server.process.pid, signal.SIGSTOP)
+        os.killpg(pid, signal.SIGSTOP)
         frozen = True
         # No close event ever comes: only the page's dead-socket check can notice.
         expect(badge).not_to_have_attribute("data-status", "open", timeout=30_000)
@@ -114,7 +116,7 @@ def test_silent_dead_connection_is_noticed_and_words_are_delivered(browser, tmp_
         expect(my_word(page, second.word, "pending")).to_contain_text("waiting for connection")
         assert outbox_words(page, code) == [second.word]
 
-        os.killpg(server.process.pid, signal.SIGCONT)
+        os.killpg(pid, signal.SIGCONT)
         frozen = False
         # "Retry now" skips the rest of the backoff (unless an attempt is under way).
         page.evaluate(
@@ -127,6 +129,6 @@ def test_silent_dead_connection_is_noticed_and_words_are_delivered(browser, tmp_
         assert_both_words_kept(page, code, first.word, second.word, errors)
     finally:
         if frozen:
-            os.killpg(server.process.pid, signal.SIGCONT)
+            os.killpg(pid, signal.SIGCONT)
         context.close()
         server.stop()

@@ -5,6 +5,7 @@ list, and a kicked player's page reads plainly."""
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -43,7 +44,7 @@ def play_a_word(site, code: str, host: Page, player: Page) -> int:
 
 @pytest.mark.parametrize("host_viewport", ["laptop", "phone"])
 def test_the_hosts_new_game_keeps_the_group_in_the_room(site, browser, host_viewport) -> None:
-    host_options = (
+    host_options: dict[str, Any] = (
         {"viewport": DESKTOP}
         if host_viewport == "laptop"
         else {"viewport": PHONE, "is_mobile": True, "has_touch": True}

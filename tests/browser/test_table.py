@@ -37,6 +37,7 @@ def shot(page: Page, name: str) -> None:
 
 def table_faces(page: Page) -> list[list[str]]:
     size = page.locator("#table-board .board").get_attribute("data-size")
+    assert size is not None, "the board has no data-size"
     rows, cols = (int(n) for n in size.split("x"))
     faces = page.locator("#table-board .die").evaluate_all("dice => dice.map(d => d.dataset.face)")
     return [faces[r * cols : (r + 1) * cols] for r in range(rows)]

@@ -8,8 +8,9 @@ from datetime import date
 import pytest
 
 from daily import boards
-from games import events, throttle
+from games import events
 from tests.daily.helpers import DAY
+from web import throttle
 
 
 @pytest.fixture(autouse=True)
@@ -29,7 +30,7 @@ def no_sockets(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture(autouse=True)
 def fresh_rate_limits() -> Iterator[None]:
-    """Each test starts with full buckets (games.throttle keeps them per process)."""
+    """Each test starts with full buckets (web.throttle keeps them per process)."""
     throttle.reset()
     yield
     throttle.reset()

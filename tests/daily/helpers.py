@@ -10,8 +10,9 @@ from typing import Any
 from django.test import Client
 from django.utils import timezone
 
-from games import rounds, words
+from games import rounds
 from games.models import Player, Round, Submission
+from tests.games.words_helpers import submit_word
 
 DAY = date(2026, 5, 1)
 
@@ -45,7 +46,7 @@ def play(round_: Round, player: Player, entries: list[str]) -> None:
     """Run the round through the engine: begin, the player's entries, end."""
     begin(round_)
     for entry in entries:
-        words.do_submit_word(player, entry)
+        submit_word(player, entry)
     assert rounds.do_end_round(round_.id)
 
 
@@ -60,9 +61,11 @@ def enter_at_pace(round_: Round, player: Player, entries: list[str], seconds_apa
     round's start: the pace the plausibility rules judge is the test's, not how fast this
     machine happened to run."""
     for entry in entries:
-        words.do_submit_word(player, entry)
+        submit_word(player, entry)
     round_.refresh_from_db()
+    starts_at = round_.starts_at
+    assert starts_at is not None, "the round has not started"
     mine = Submission.objects.filter(round=round_, player=player).order_by("id")
     for index, submission_id in enumerate(mine.values_list("id", flat=True)):
-        at = round_.starts_at + timedelta(seconds=(index + 1) * seconds_apart)
+        at = starts_at + timedelta(seconds=(index + 1) * seconds_apart)
         Submission.objects.filter(pk=submission_id).update(created_at=at)

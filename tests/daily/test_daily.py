@@ -12,10 +12,11 @@ from django.test import Client
 from django.utils import timezone
 
 from daily.models import DailyBoard, DailyGame, DailyScore
-from games import rooms, rounds, standings, words
-from games.exceptions import GameError
+from games import rooms, rounds, standings
 from games.models import Player, Room, Round
 from tests.daily.helpers import DAY, begin, get, play, post, start, words_of
+from tests.games.words_helpers import submit_word
+from web.errors import ClientError
 
 pytestmark = pytest.mark.django_db
 
@@ -40,8 +41,8 @@ def test_the_score_is_recorded_when_the_round_ends() -> None:
     begin(round_)
     found = words_of(round_, 3)
     for word in found:
-        words.do_submit_word(ann, word)
-    words.do_submit_word(ann, "zzzz")  # refused: scores nothing
+        submit_word(ann, word)
+    submit_word(ann, "zzzz")  # refused: scores nothing
     assert get(client, "/api/daily")["leaderboard"] == []  # not before the end
     assert rounds.do_end_round(round_.id)
     score = DailyScore.objects.get(date=DAY)
@@ -86,7 +87,7 @@ def test_one_result_per_device_and_nickname_a_day_later_attempts_are_practice() 
     assert again["room"]["daily"]["status"] == "practice"
     begin(second)
     for word in words_of(second, 5):
-        words.do_submit_word(ann_again, word)
+        submit_word(ann_again, word)
     assert rounds.do_end_round(second.id)
     assert DailyScore.objects.filter(date=DAY).count() == 1
     assert DailyScore.objects.get(date=DAY).points == first_points == 0
@@ -207,7 +208,7 @@ def test_the_full_leaderboard_page_lists_the_day_and_marks_mine() -> None:
     _, round_, ann = start(client, "Ann")
     begin(round_)
     round_.refresh_from_db()
-    words.do_submit_word(ann, round_.solution[-1][0])  # the word with the fewest points
+    submit_word(ann, round_.solution[-1][0])  # the word with the fewest points
     assert rounds.do_end_round(round_.id)
     DailyScore.objects.create(
         date=DAY,
@@ -240,16 +241,16 @@ def test_a_daily_room_plays_one_round_no_second_round_and_no_new_game() -> None:
     ``new_game``) is refused too: a second round would be a random board, not the daily."""
     client = Client()
     _, round_, ann = start(client, "Ann")
-    with pytest.raises(GameError) as running:  # while its round is on
+    with pytest.raises(ClientError) as running:  # while its round is on
         rounds.do_start_round(ann)
     assert running.value.code == "daily_room"
     play(round_, ann, [])
-    with pytest.raises(GameError) as refused:
+    with pytest.raises(ClientError) as refused:
         rounds.do_start_round(ann)
     assert refused.value.code == "daily_room"
     assert "one round" in refused.value.message
     standings.do_end_game(ann)
-    with pytest.raises(GameError) as rematch:
+    with pytest.raises(ClientError) as rematch:
         standings.do_new_game(ann)
     assert rematch.value.code == "daily_room"
     room = Room.objects.get(pk=round_.room_id)

@@ -10,9 +10,10 @@ import pytest
 from django.test import Client
 
 from daily.models import DailyGame, DailyScore
-from games import rounds, words
+from games import rounds
 from games.models import Player, Round
 from tests.daily.helpers import DAY, begin, enter_at_pace, get, play, post, start, words_of
+from tests.games.words_helpers import submit_word
 
 pytestmark = pytest.mark.django_db
 
@@ -30,7 +31,7 @@ def score_some(client: Client, nickname: str, count: int = 2) -> dict:
 def play_words(round_: Round, player: Player, count: int) -> None:
     begin(round_)
     for word in words_of(round_, count):
-        words.do_submit_word(player, word)
+        submit_word(player, word)
     assert rounds.do_end_round(round_.id)
 
 

@@ -9,10 +9,11 @@ import pytest
 from django.test import Client
 
 from daily import practice
-from games import common_words, hints, rooms, rounds, state, words
+from games import common_words, hints, rooms, rounds, state
 from games.exceptions import HintsNotOffered, NoHintLeft, WrongRoundState
 from games.models import Player, Round
 from tests.daily.helpers import begin, start
+from tests.games.words_helpers import submit_word
 
 pytestmark = pytest.mark.django_db
 
@@ -34,7 +35,7 @@ def test_a_hint_shows_the_first_two_letters_of_an_unfound_common_word() -> None:
     common = common_words.round_common_words(round_.solution, round_.dictionary)
     assert common, "a rolled 4x4 board has common words"
     found = min(common, key=lambda word: (len(word) < 4, len(word), word))  # a hint's first pick
-    assert words.do_submit_word(ann, found).accepted
+    assert submit_word(ann, found).accepted
     shown = hints.do_hint(ann)
     data = shown.as_dict()
     assert data["hints_used"] == 1 and data["cost"] == hints.HINT_COST == 1
@@ -75,7 +76,7 @@ def test_finding_the_hinted_word_moves_the_next_hint_to_another_word() -> None:
     first = hints.do_hint(ann)
     word = round_.hints.get(player=ann).word
     assert word.startswith(first.letters) and len(word) == first.word_length
-    assert words.do_submit_word(ann, word).accepted
+    assert submit_word(ann, word).accepted
     second = hints.do_hint(ann)
     assert len(second.letters) == 2 and second.hints_used == 2
     hint_words = list(round_.hints.filter(player=ann).order_by("id").values_list("word", "count"))
@@ -89,7 +90,7 @@ def test_the_cost_comes_off_the_round_score_and_the_totals_never_below_zero() ->
     round_, ann = practice_round()
     longest = max((entry for entry in round_.solution), key=lambda entry: entry[1])
     word, points = longest[0], longest[1]
-    assert words.do_submit_word(ann, word).accepted
+    assert submit_word(ann, word).accepted
     hints.do_hint(ann)
     hints.do_hint(ann)
     assert rounds.do_end_round(round_.id)

@@ -13,7 +13,7 @@ from django.test import override_settings
 from boggle_site import env
 from daily import boards
 from daily.models import DailyBoard
-from games.lexicons import current_version, get_lexicon
+from games.room_dictionaries import current_version, word_list_for_version
 from solver.daily import DAILY_SALT, daily_board
 from solver.dice import CLASSIC_1992, roll
 from tests.daily.helpers import DAY
@@ -33,8 +33,8 @@ def test_the_board_depends_on_the_server_secret() -> None:
     assert one != other
     # Reproducible: the server derives the same board again from its secret.
     assert derive("first-site-secret") == one
-    lexicon = get_lexicon(current_version(boards.DAILY_DICTIONARY))
-    assert daily_board(DAY, lexicon, "first-site-secret").board.to_text() == one
+    word_list = word_list_for_version(current_version(boards.DAILY_DICTIONARY))
+    assert daily_board(DAY, word_list, "first-site-secret").board.to_text() == one
     # The seed the repository used to publish (date, salt, roll) no longer gives it.
     stored = DailyBoard.objects.get(date=DAY)
     public = roll(CLASSIC_1992, f"{DAY.isoformat()}:{DAILY_SALT}:{stored.roll_number}")

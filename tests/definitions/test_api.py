@@ -9,7 +9,7 @@ from django.test import Client
 
 from definitions.models import Definition
 from dictionaries.models import Dictionary
-from tests.lexicon.support import require_definitions
+from tests.meanings.support import require_definitions
 
 pytestmark = pytest.mark.django_db
 

@@ -285,14 +285,15 @@ def test_a_photo_of_the_room_is_read_with_its_sets_memory(monkeypatch, embedded,
     assert isinstance(memory, SetMemory) and len(memory) == 16
 
 
-def test_a_confirmed_board_readies_the_memory_for_the_next_photo(monkeypatch, embedded, real_board):
+def test_a_confirmed_board_readies_the_memory_for_the_next_photo(
+    monkeypatch, embedded, real_board
+) -> None:
     """Its exemplars' features are computed on the reading thread right after it is kept
     (when the process has its reader), not while the next photo waits."""
     from types import SimpleNamespace
 
     from django.core.files.base import ContentFile
 
-    from dicesets import receivers
     from photos import reading
     from photos.models import BoardPhoto
 
@@ -304,7 +305,7 @@ def test_a_confirmed_board_readies_the_memory_for_the_next_photo(monkeypatch, em
     photo.image.save("board.jpg", ContentFile(real_board.path.read_bytes()), save=False)
     photo.result = {"rows": 4, "cols": 4, "corners": real_board.corners}
     photo.save()
-    assert receivers.do_remember_photo(photo.pk, real_board.faces) == 16
+    assert services.remember_photo(photo.pk, real_board.faces) == 16
     reading._reading_threads.submit(lambda: None).result()  # the reading thread is done
     assert len(prepared) == 1 and len(prepared[0]) == 16
     assert prepared[0] is services.memory_for_room(room)  # the very memory photos read with

@@ -11,7 +11,7 @@ import pytest
 from django.core.files.base import ContentFile
 from django.dispatch import Signal
 
-from dicesets import receivers, tasks
+from dicesets import receivers, services, tasks
 from dicesets.models import Exemplar
 from dicesets.services import memory_for_room
 from games import rooms
@@ -74,7 +74,9 @@ def test_nothing_happens_if_the_confirming_transaction_rolls_back(board_confirme
     assert not Exemplar.objects.exists()
 
 
-def test_the_work_runs_off_the_senders_thread(board_confirmed, settings, monkeypatch, real_board):
+def test_the_work_runs_off_the_senders_thread(
+    board_confirmed, settings, monkeypatch, real_board
+) -> None:
     """Without a broker the task runs on the dice-memory thread, never the sender's."""
     settings.DICESETS_REMEMBER_IN_THREAD = True
     ran_on: list[str] = []
@@ -85,7 +87,7 @@ def test_the_work_runs_off_the_senders_thread(board_confirmed, settings, monkeyp
         done.set()
         return 0
 
-    monkeypatch.setattr(receivers, "do_remember_photo", remember)
+    monkeypatch.setattr(services, "remember_photo", remember)
     room, _host = rooms.do_create_room("Ann")
     photo = read_photo(room, real_board)
     board_confirmed.send(sender=BoardPhoto, photo=photo, faces=real_board.faces)

@@ -3,8 +3,8 @@ real into the test's dictionary directory (see the ``dictionary_dir`` fixture)."
 
 from __future__ import annotations
 
-from dictionaries import services
-from dictionaries.models import Dictionary
+from dictionaries import compiling, services
+from dictionaries.models import Dictionary, DictionaryVersion
 
 # A small English-like list: comments, blanks, a proper noun, a q without u, a too-short
 # word, a duplicate and a possessive, next to words that BOARD ("cats qiex dogz went")
@@ -37,9 +37,16 @@ def make_dictionary(
     return dictionary
 
 
+def current_version(dictionary: Dictionary) -> DictionaryVersion:
+    """The dictionary's current compiled version, which the test needs it to have."""
+    version = dictionary.current_version
+    assert version is not None, f"{dictionary.name} has no compiled version"
+    return version
+
+
 def compile_now(dictionary: Dictionary) -> Dictionary:
     """Request a compile and run it at once, as the eager task would after commit."""
     revision = services.request_compile(dictionary, enqueue=False)
-    services.compile_dictionary(dictionary.pk, revision)
+    compiling.compile_dictionary(dictionary.pk, revision)
     dictionary.refresh_from_db()
     return dictionary

@@ -9,17 +9,23 @@ from pathlib import Path
 import pytest
 from django.db import IntegrityError, transaction
 
-from dictionaries import services, tasks
+from dictionaries import compiling, files, services, tasks
 from dictionaries.exceptions import DictionaryUnavailable, UnusableWordList
 from dictionaries.models import Dictionary, DictionaryEdit, DictionaryVersion
-from solver import compiler, load_lexicon
-from tests.dictionaries.helpers import TINY_LIST, TINY_WORDS, compile_now, make_dictionary
+from solver import compiler, load_word_list
+from tests.dictionaries.helpers import (
+    TINY_LIST,
+    TINY_WORDS,
+    compile_now,
+    current_version,
+    make_dictionary,
+)
 
 pytestmark = pytest.mark.django_db
 
 
 def words_of(version: DictionaryVersion) -> set[str]:
-    return set(services.load_version(version).trie.keys())
+    return set(files.load_version(version).trie.keys())
 
 
 # ---------------------------------------------------------------- uploading and compiling
@@ -29,8 +35,8 @@ def test_a_plain_upload_compiles_to_a_content_addressed_version(dictionary_dir: 
     """The compiled file is <name>-<sha256[:16]>.lex under BOGGLE_DICTIONARY_DIR, the
     version records digest, path, word count, size and rules, and the dictionary is ready."""
     tiny = make_dictionary()
-    version = tiny.current_version
     assert tiny.status == Dictionary.Status.READY and tiny.status_message == ""
+    version = current_version(tiny)
     assert version.path == f"tiny-{version.digest[:16]}.lex"
     assert (dictionary_dir / version.path).stat().st_size == version.file_size > 0
     assert len(version.digest) == 64
@@ -65,13 +71,13 @@ def test_gzip_and_latin1_uploads(dictionary_dir: Path):
     services.set_upload(zipped, gzip.compress(TINY_LIST.encode()), "tiny.txt.gz")
     compile_now(zipped)
     assert zipped.upload.endswith(".txt.gz")
-    assert words_of(zipped.current_version) == TINY_WORDS
+    assert words_of(current_version(zipped)) == TINY_WORDS
 
     # Not valid UTF-8, so read as Latin-1; the accents then fold away.
     latin = make_dictionary(
         "latin", "café\nélève\nété\nnaïve\n", encoding="latin-1", fold_accents=True
     )
-    assert words_of(latin.current_version) == {"cafe", "eleve", "ete", "naive"}
+    assert words_of(current_version(latin)) == {"cafe", "eleve", "ete", "naive"}
 
 
 def test_a_gzip_latin1_list_with_accents(dictionary_dir: Path):
@@ -79,7 +85,7 @@ def test_a_gzip_latin1_list_with_accents(dictionary_dir: Path):
     dictionary = Dictionary.objects.create(name="fr-mini", title="Mini", fold_accents=True)
     services.set_upload(dictionary, gzip.compress("été\nêtre\nfête\n".encode("latin-1")), "x.gz")
     compile_now(dictionary)
-    assert words_of(dictionary.current_version) == {"ete", "etre", "fete"}
+    assert words_of(current_version(dictionary)) == {"ete", "etre", "fete"}
 
 
 def test_recompiling_the_same_content_reuses_the_version(tiny, dictionary_dir: Path):
@@ -116,14 +122,14 @@ def test_the_celery_task_compiles_after_commit(
         assert dictionary.status == Dictionary.Status.COMPILING
     dictionary.refresh_from_db()
     assert dictionary.status == Dictionary.Status.READY
-    assert dictionary.current_version.word_count == len(TINY_WORDS)
+    assert current_version(dictionary).word_count == len(TINY_WORDS)
 
 
 def test_a_stale_compile_does_not_switch_versions(tiny):
     """A compile task for an older revision finds a newer request and does nothing."""
     old_revision = tiny.revision
     services.request_compile(tiny, enqueue=False)
-    assert services.compile_dictionary(tiny.pk, old_revision) is None
+    assert compiling.compile_dictionary(tiny.pk, old_revision) is None
     assert tasks.compile_dictionary(tiny.pk, old_revision) is False
     assert tasks.compile_dictionary(123456, 1) is False  # a deleted row: quietly nothing
 
@@ -174,7 +180,7 @@ def test_compiling_a_broken_list_fails_and_keeps_the_old_version_in_use(tiny, ki
     assert (tiny.current_version, tiny.upload, tiny.pending_upload) == (version, upload, "")
     assert services.current_version("tiny") == version
     assert "tiny" in services.playable()
-    assert "cats" in services.load_version(version)
+    assert "cats" in files.load_version(version)
 
 
 def test_a_list_broken_past_the_checked_lines_leaves_the_list_in_use(tiny, monkeypatch):
@@ -338,8 +344,8 @@ def test_the_builtins_are_queued_for_compiling_when_no_file_exists(
     assert tasks.compile_dictionary(common.pk, common.revision)
     common.refresh_from_db()
     assert common.status == Dictionary.Status.READY
-    assert common.current_version.word_count == 39_051
-    assert (dictionary_dir / common.current_version.path).exists()
+    assert current_version(common).word_count == 39_051
+    assert (dictionary_dir / current_version(common).path).exists()
 
 
 def test_there_is_exactly_one_default(tiny):
@@ -376,7 +382,7 @@ def test_a_truncated_compiled_file_is_compiled_again(tiny, dictionary_dir: Path)
     path = dictionary_dir / tiny.current_version.path
     path.write_bytes(path.read_bytes()[:-8])
     compile_now(tiny)
-    assert set(load_lexicon(path).trie.keys()) == TINY_WORDS
+    assert set(load_word_list(path).trie.keys()) == TINY_WORDS
 
 
 def test_compiling_streams_the_list(tiny, dictionary_dir: Path, monkeypatch):
@@ -390,4 +396,4 @@ def test_compiling_streams_the_list(tiny, dictionary_dir: Path, monkeypatch):
     services.set_upload(tiny, b"zebra\nzebras\n", "new.txt")
     compile_now(tiny)
     assert tiny.status == Dictionary.Status.READY, tiny.status_message
-    assert set(services.load_version(tiny.current_version).trie.keys()) == {"zebra", "zebras"}
+    assert set(files.load_version(tiny.current_version).trie.keys()) == {"zebra", "zebras"}

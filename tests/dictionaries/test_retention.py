@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 from django.utils import timezone
 
-from dictionaries import retention, services
+from dictionaries import files, retention, services
 from dictionaries.models import Dictionary, DictionaryVersion, DiscardedFile
 from games import rooms
 from games.models import Round
-from tests.dictionaries.helpers import TINY_LIST, compile_now, make_dictionary
+from tests.dictionaries.helpers import TINY_LIST, compile_now, current_version, make_dictionary
 
 pytestmark = pytest.mark.django_db
 
@@ -49,7 +49,7 @@ def age(version: DictionaryVersion, days: float) -> None:
 
 
 def file_of(version: DictionaryVersion) -> Path:
-    return services.version_path(version)
+    return files.version_path(version)
 
 
 def round_with(version: DictionaryVersion) -> Round:
@@ -81,7 +81,7 @@ def test_an_old_version_that_is_not_current_and_no_round_used_is_deleted(tiny: D
     """Row and file go; the current version and its file stay."""
     old = recompiled(tiny, ["gnu"])
     age(old, 31)
-    current = tiny.current_version
+    current = current_version(tiny)
     assert file_of(old).exists()
     deleted = retention.delete_unused()
     assert deleted == retention.Deleted(versions=1, version_files=1, discarded_files=0)
@@ -105,7 +105,7 @@ def test_a_version_younger_than_the_retention_period_is_kept(tiny: Dictionary, s
 
 
 def test_the_current_version_is_kept_however_old(tiny: Dictionary):
-    current = tiny.current_version
+    current = current_version(tiny)
     assert retention.delete_unused(now=later(days=365)) == retention.Deleted()
     assert DictionaryVersion.objects.filter(pk=current.pk).exists()
     assert file_of(current).exists()
@@ -165,7 +165,7 @@ def test_a_replaced_upload_goes_with_the_last_version_compiled_from_it(tiny: Dic
     """The first list is discarded when the second one compiles; a round's version compiled
     from it keeps it; with that round gone, version and list go together."""
     first_list = dictionary_dir_of(tiny.upload)
-    old = tiny.current_version
+    old = current_version(tiny)
     assert old.upload == tiny.upload
     uploaded(tiny, OTHER_LIST)
     second_list = dictionary_dir_of(tiny.upload)
@@ -187,7 +187,7 @@ def test_a_replaced_upload_goes_with_the_last_version_compiled_from_it(tiny: Dic
 def test_a_discarded_upload_is_kept_during_the_retention_period(tiny: Dictionary):
     """Discarded 29 days before: kept (though written long ago and no version uses it)."""
     first_list = dictionary_dir_of(tiny.upload)
-    old = tiny.current_version
+    old = current_version(tiny)
     uploaded(tiny, OTHER_LIST)
     DictionaryVersion.objects.filter(pk=old.pk).delete()
     backdate(first_list, days=400)
@@ -216,7 +216,7 @@ def test_an_upload_used_again_is_kept(tiny: Dictionary):
     """The same list uploaded to another dictionary (content-addressed: the same file) is in
     use there, though the first dictionary discarded it long ago."""
     first_list = dictionary_dir_of(tiny.upload)
-    old = tiny.current_version
+    old = current_version(tiny)
     uploaded(tiny, OTHER_LIST)
     DictionaryVersion.objects.filter(pk=old.pk).delete()
     DiscardedFile.objects.update(discarded_at=timezone.now() - timedelta(days=40))
@@ -244,7 +244,7 @@ def test_a_discarded_file_already_gone_is_no_error(tiny: Dictionary):
 
 def test_a_deleted_dictionarys_files_go_after_the_period(tiny: Dictionary):
     """Its versions go with the row; their files and its list are discarded."""
-    version = tiny.current_version
+    version = current_version(tiny)
     upload = dictionary_dir_of(tiny.upload)
     tiny.delete()
     assert file_of(version).exists()
@@ -275,4 +275,4 @@ def backdate(path: Path, days: float) -> None:
 
 def dictionary_dir_of(relative: str) -> Path:
     assert relative
-    return services.dictionary_dir() / relative
+    return files.dictionary_dir() / relative

@@ -26,8 +26,8 @@ from pathlib import Path
 
 import redis
 
-from boggle_site.network import free_port
 from tests.stack import Client, Process, Stack, now_ms, poll_until, shorten_round, start_round
+from web.network import free_port
 
 REDIS_SERVER = shutil.which("redis-server") or "/usr/bin/redis-server"
 

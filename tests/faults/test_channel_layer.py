@@ -9,8 +9,8 @@ import time
 
 import pytest
 
-from boggle_site.channel_layer import PooledRedisChannelLayer
 from tests.faults.stack import RedisServer
+from web.channel_layer import PooledRedisChannelLayer
 
 pytestmark = pytest.mark.integration
 

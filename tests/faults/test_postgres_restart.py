@@ -45,11 +45,7 @@ async def test_postgres_restart_mid_round(
         print(f"entries sent more than once: {retried}")
 
         for client, mark in zip(clients, marks, strict=True):
-            await client.wait_until(
-                lambda c=client, m=mark: c.learned_round_ended(number, m) is not None,
-                30.0,
-                "told the round ended",
-            )
+            await client.wait_round_ended(number, mark, 30.0, "told the round ended")
         stored = await asyncio.to_thread(database_round, stack.database_url, code, number)
         assert stored["status"] == "ended"
         print(f"round ended {stored['ended_at'] - deadline} ms after its deadline")

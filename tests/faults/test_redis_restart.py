@@ -67,11 +67,7 @@ async def test_redis_restart_mid_round(private_redis: RedisServer, postgres_url:
             number: int = round_["number"]
             await asyncio.gather(
                 *(
-                    c.wait_until(
-                        lambda c=c, n=number: c.learned_round_ended(n, marks[c.name]) is not None,
-                        30.0,
-                        f"told round {number} ended",
-                    )
+                    c.wait_round_ended(number, marks[c.name], 30.0, f"told round {number} ended")
                     for c in clients
                 )
             )

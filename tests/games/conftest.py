@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from games import consumers, socket_limits
+from web import socket_limits, throttle
 
 
 @pytest.fixture
@@ -25,5 +25,6 @@ async def close_sockets() -> AsyncIterator[None]:
 @pytest.fixture
 def no_refill(monkeypatch: pytest.MonkeyPatch) -> None:
     """Buckets that never refill: what is limited does not depend on how fast tests run."""
-    monkeypatch.setattr(consumers, "RATE_PER_SECOND", 0.0)
+    frozen = throttle.clock()
+    monkeypatch.setattr(throttle, "clock", lambda: frozen)
     monkeypatch.setattr(socket_limits, "FLOOD_REFILL_PER_SECOND", 0.0)

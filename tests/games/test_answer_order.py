@@ -39,7 +39,7 @@ async def test_other_messages_are_answered_in_order_before_later_ones(
     original_sync = RoomConsumer.HANDLERS["sync"]
     slow_ids: set[str] = set()
 
-    async def slow_sync(consumer: RoomConsumer, message: dict) -> dict:
+    async def slow_sync(consumer: RoomConsumer, message: dict) -> dict | None:
         if message.get("request_id") in slow_ids:
             await asyncio.sleep(0.3)  # a database read that takes its time
         return await original_sync(consumer, message)

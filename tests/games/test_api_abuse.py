@@ -1,5 +1,5 @@
 """The API against hostile input: deep JSON, stray bearer tokens on pages, cross-site
-text/plain posts, floods of room creations, joins and guessed room codes (games.throttle)."""
+text/plain posts, floods of room creations, joins and guessed room codes (web.throttle)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import math
 import pytest
 from django.test import Client
 
-from games import throttle
 from games.models import Player, Room
 from tests.fake_clock import FakeClock
+from web import throttle
 
 pytestmark = pytest.mark.django_db
 

@@ -9,10 +9,12 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from games import rooms, rounds, words
-from games.exceptions import InvalidInput, NotHost
+from games import rooms, rounds
+from games.exceptions import NotHost
 from games.models import ROOM_CODE_ALPHABET, ROOM_CODE_LENGTH, Player, Room, Round
+from tests.games.words_helpers import submit_word
 from tests.games.ws_helpers import BOARD
+from web.errors import InvalidInput
 
 pytestmark = pytest.mark.django_db
 
@@ -327,7 +329,7 @@ def test_room_detail_shows_my_words_to_me_only():
     bob_data = join(data["room"]["code"], "Bob").json()["player"]
     bob = Player.objects.get(pk=bob_data["id"])
     round_ = running_round(host)
-    words.do_submit_word(bob, "quiet", "c1")
+    submit_word(bob, "quiet", "c1")
     url = f"/api/rooms/{data['room']['code']}"
     mine = Client().get(url, headers={"Authorization": f"Bearer {bob_data['token']}"}).json()
     theirs = Client().get(url, headers={"Authorization": f"Bearer {data['player']['token']}"})
@@ -376,9 +378,9 @@ def test_results_after_the_round_ends():
     bob = Player.objects.get(pk=join(data["room"]["code"], "Bob").json()["player"]["id"])
     round_ = running_round(host)
     for word in ("cats", "dog", "dogz", "xyzzy"):
-        words.do_submit_word(host, word)
+        submit_word(host, word)
     for word in ("dog", "quiet"):
-        words.do_submit_word(bob, word)
+        submit_word(bob, word)
     assert rounds.do_end_round(round_.id)
     response = Client().get(f"/api/rooms/{data['room']['code']}/rounds/{round_.number}")
     assert response.status_code == 200
@@ -484,7 +486,7 @@ def test_a_kicked_device_stays_out_until_the_host_lets_it_back():
     host = Player.objects.get(pk=data["player"]["id"])
     bob = join(code, "Bob", bob_browser).json()["player"]
     round_ = running_round(host)
-    words.do_submit_word(Player.objects.get(pk=bob["id"]), "quiet")
+    submit_word(Player.objects.get(pk=bob["id"]), "quiet")
     assert rounds.do_end_round(round_.id)
     rooms.do_kick(host, bob["id"])
     assert_error(join(code, "Bob", bob_browser), 403, "kicked", "host")
@@ -530,7 +532,7 @@ def test_a_player_who_left_gets_their_player_and_totals_back_on_the_same_device(
     bob_browser = Client()
     bob = join(code, "Bob", bob_browser).json()["player"]
     round_ = running_round(host)
-    words.do_submit_word(Player.objects.get(pk=bob["id"]), "quiet")
+    submit_word(Player.objects.get(pk=bob["id"]), "quiet")
     assert rounds.do_end_round(round_.id)
     rooms.do_leave(Player.objects.get(pk=bob["id"]))
     back = join(code, "Bobby", bob_browser)

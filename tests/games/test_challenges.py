@@ -19,14 +19,15 @@ from django.core.management import call_command
 from django.test import Client
 from django.utils import timezone
 
-from dictionaries import services
+from dictionaries import files, services
 from dictionaries.models import Dictionary
-from games import challenges, lexicons, presenters, rooms, rounds, state, words
-from games.exceptions import InvalidInput, NotHost, RoundNotFound, WrongRoundState
-from games.lexicons import lexicon_for_round
+from games import challenges, presenters, room_dictionaries, rooms, rounds, state
+from games.exceptions import NotHost, RoundNotFound, WrongRoundState
 from games.models import Challenge, Connection, Player, Round, Submission
+from games.room_dictionaries import word_list_for_round
 from solver import DICE_SETS, parse_board
-from tests.dictionaries.helpers import compile_now, make_dictionary
+from tests.dictionaries.helpers import compile_now, current_version, make_dictionary
+from tests.games.words_helpers import submit_word
 from tests.games.ws_helpers import (
     BOARD,
     ask,
@@ -39,6 +40,7 @@ from tests.games.ws_helpers import (
     two_players,
 )
 from tests.solver.test_dice import could_roll
+from web.errors import InvalidInput
 
 # Every test closes the sockets it opened (tests/games/conftest.py).
 pytestmark = pytest.mark.usefixtures("close_sockets")
@@ -76,6 +78,7 @@ async def end_round(host, *others) -> dict:
     results = None
     for player in (host, *others):
         results = (await receive_until(player.comm, "round.ended"))["results"]
+    assert results is not None
     return results
 
 
@@ -264,7 +267,7 @@ def play(host: Player, entries: dict[Player, list[str]], board: str = BOARD) -> 
     Round.objects.filter(pk=round_.pk).update(starts_at=round_.created_at)
     for player, entered in entries.items():
         for word in entered:
-            words.do_submit_word(player, word)
+            submit_word(player, word)
     assert rounds.do_end_round(round_.id)
     round_.refresh_from_db()
     return round_
@@ -331,8 +334,8 @@ def test_an_accepted_word_counts_only_with_its_dictionary(dictionary_dir: Path):
     ann, bob = make_room(dictionary="tiny")
     play(ann, {bob: [WEGO]})
     challenges.do_rule_challenge(ann, challenges.do_challenge(bob, WEGO, 1).id, True)
-    assert lexicons.house_words(ann.room_id, "tiny") == {WEGO}
-    assert lexicons.house_words(ann.room_id, "english") == frozenset()
+    assert room_dictionaries.house_words(ann.room_id, "tiny") == {WEGO}
+    assert room_dictionaries.house_words(ann.room_id, "english") == frozenset()
 
 
 # ---------------------------------------------------------------- rounds keep their version
@@ -362,8 +365,8 @@ def test_a_finished_round_is_unchanged_after_its_dictionary_is_recompiled(dictio
     first.refresh_from_db()
     assert first.dictionary_version == old_version
     assert state.results(first) == before
-    assert "cats" in lexicon_for_round(first)
-    assert words.do_submit_word(ann, "went").verdict == "accepted"  # round 2, old version
+    assert "cats" in word_list_for_round(first)
+    assert submit_word(ann, "went").verdict == "accepted"  # round 2, old version
     assert rounds.do_end_round(second.id)
 
     # A challenge in round 1 rescores it with round 1's words: "cats" still counts. (Ann
@@ -447,7 +450,7 @@ def test_staff_see_challenges_and_add_them_to_the_dictionary(dictionary_dir: Pat
     assert (edit.word, edit.action) == (WEGO, "add") and ann.room.code in edit.note
     # The compile was queued for after commit; run it as the worker would.
     compile_now(tiny)
-    assert WEGO in services.load_version(tiny.current_version)
+    assert WEGO in files.load_version(current_version(tiny))
 
 
 @pytest.mark.django_db
@@ -521,7 +524,7 @@ def test_a_majority_of_the_voters_decides_at_once():
     assert challenge.decided_by is None and challenge.decided_at is not None
     with pytest.raises(InvalidInput, match="already accepted"):
         challenges.do_vote_challenge(ann, challenge.id, False)
-    assert lexicons.house_words(ann.room_id, "english") == {WEGO}
+    assert room_dictionaries.house_words(ann.room_id, "english") == {WEGO}
 
 
 @pytest.mark.django_db

@@ -11,7 +11,7 @@ from channels.testing import WebsocketCommunicator
 from django.db import OperationalError
 
 from boggle_site.asgi import application
-from games import consumers
+from games import consumers, latest_versions
 from games.models import Player as PlayerRow
 from games.models import Room
 from tests.games.ws_helpers import (
@@ -27,6 +27,7 @@ from tests.games.ws_helpers import (
     start_round,
     submit,
 )
+from web import throttle
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("close_sockets")]
 
@@ -226,7 +227,7 @@ async def test_a_pong_reveals_a_lost_last_event():
     behind = pong["version"]
     # An event the socket never gets (as if lost between processes).
     await sync_to_async(Room.objects.filter(code=ann.code).update)(version=behind + 1)
-    consumers._versions.clear()  # past the pong's second of caching
+    latest_versions._versions.clear()  # past the pong's second of caching
     assert (await ask(ann.comm, "ping"))["version"] == behind + 1
     synced = await ask(ann.comm, "sync")
     assert synced["state"]["version"] == behind + 1
@@ -242,10 +243,12 @@ async def test_a_pong_comes_even_when_the_database_cannot_give_the_version(monke
     def database_down(room_id: int) -> int:
         raise OperationalError("the database system is starting up")
 
-    monkeypatch.setattr(consumers, "_room_version", database_down)
-    consumers._versions.update({k: (0.0, v) for k, (_, v) in consumers._versions.items()})
+    monkeypatch.setattr(latest_versions, "_room_version", database_down)
+    latest_versions._versions.update(
+        {k: (0.0, v) for k, (_, v) in latest_versions._versions.items()}
+    )
     assert (await ask(ann.comm, "ping", client_time=7))["version"] == known  # the last read
-    consumers._versions.clear()
+    latest_versions._versions.clear()
     pong = await ask(ann.comm, "ping", client_time=8)
     assert pong["type"] == "pong" and pong["client_time"] == 8 and "version" not in pong
 
@@ -338,7 +341,7 @@ async def test_a_flood_of_submissions_is_rate_limited_then_recovers():
     ann = await create_room()
     await connect(ann)
     await start_round(ann)
-    flood = consumers.BURST * 3
+    flood = throttle.PLAYER_MESSAGE.burst * 3
     for index in range(flood):
         await send(ann.comm, "submit", word="xyzzy", request_id=index)
     replies = {}
@@ -350,15 +353,17 @@ async def test_a_flood_of_submissions_is_rate_limited_then_recovers():
     assert limited, "nothing was rate limited"
     assert all(r["code"] == "rate_limited" and r["request"] == "submit" for r in limited)
     # The bucket starts full: the first messages of the burst all went through.
-    assert all(replies[index]["type"] == "verdict" for index in range(consumers.BURST - 5))
+    assert all(
+        replies[index]["type"] == "verdict" for index in range(throttle.PLAYER_MESSAGE.burst - 5)
+    )
     verdicts = [r for r in replies.values() if r["type"] == "verdict"]
     assert len(verdicts) + len(limited) == flood
-    await asyncio.sleep(3 / consumers.RATE_PER_SECOND)
+    await asyncio.sleep(3 / throttle.PLAYER_MESSAGE.per_second)
     assert (await submit(ann.comm, "cats"))["verdict"] == "accepted"
     await assert_alive(ann.comm)
 
 
-async def test_rate_limits_are_per_player(no_refill):
+async def test_rate_limits_are_per_player(no_refill) -> None:
     """One player's flood does not slow another player down: once Ann has spent her whole
     bucket and is refused, Bob (same room) still has a full bucket of his own, and his
     messages do not refill hers. Buckets do not refill here, so this holds however fast the
@@ -367,7 +372,7 @@ async def test_rate_limits_are_per_player(no_refill):
     bob = await join_room(ann.code, "Bob")
     await connect(ann)
     await connect(bob)
-    flood = consumers.BURST + 5
+    flood = throttle.PLAYER_MESSAGE.burst + 5
     for request_id in range(flood):
         await send(ann.comm, "ping", request_id=request_id)
     replies: dict[int, dict] = {}
@@ -376,9 +381,13 @@ async def test_rate_limits_are_per_player(no_refill):
         if "request_id" in message:
             replies[message["request_id"]] = message
     # The bucket's first BURST messages went through, the rest were refused.
-    assert [replies[i]["type"] for i in range(consumers.BURST)] == ["pong"] * consumers.BURST
-    assert {replies[i].get("code") for i in range(consumers.BURST, flood)} == {"rate_limited"}
-    for _ in range(consumers.BURST):
+    assert [replies[i]["type"] for i in range(throttle.PLAYER_MESSAGE.burst)] == [
+        "pong"
+    ] * throttle.PLAYER_MESSAGE.burst
+    assert {replies[i].get("code") for i in range(throttle.PLAYER_MESSAGE.burst, flood)} == {
+        "rate_limited"
+    }
+    for _ in range(throttle.PLAYER_MESSAGE.burst):
         assert (await ask(bob.comm, "ping"))["type"] == "pong"
     assert (await ask(ann.comm, "ping"))["code"] == "rate_limited"
 

@@ -43,7 +43,9 @@ def by_nickname(results: dict) -> dict[str, dict]:
 
 
 async def submissions_of(player) -> list[Submission]:
-    return await sync_to_async(list)(Submission.objects.filter(player_id=player.id).order_by("id"))
+    return await sync_to_async(
+        lambda: list(Submission.objects.filter(player_id=player.id).order_by("id"))
+    )()
 
 
 # ---------------------------------------------------------------- the round's life

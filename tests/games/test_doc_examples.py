@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from tests.games import doc_examples
-from tests.games.test_doc_client import DocClient, close_all
+from tests.games.doc_client import DocClient, close_all
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -64,6 +64,7 @@ async def play_the_documented_game(
     ann, bob, dan = ExampleClient("Ann"), ExampleClient("Bob"), ExampleClient("Dan")
     try:
         created = await ann.create_room({"round_seconds": 30})
+        assert ann.code is not None
         real["create-room"] = [created]
         await bob.join(ann.code)
         status, taken = await dan.call("POST", f"/api/rooms/{ann.code}/join", {"nickname": "bob"})

@@ -14,11 +14,11 @@ import pytest
 from django.core.files.base import ContentFile
 from django.utils import timezone
 
-from dictionaries import services
+from dictionaries import files, services
 from dictionaries.models import DictionaryVersion
 from games import deadlines, housekeeping, rooms, rounds, tasks
 from photos.models import BoardPhoto
-from tests.dictionaries.helpers import compile_now, make_dictionary
+from tests.dictionaries.helpers import compile_now, current_version, make_dictionary
 
 
 def test_beat_runs_the_task_hourly(settings):
@@ -34,7 +34,7 @@ def test_the_task_deletes_old_versions_and_orphaned_photo_files(settings, tmp_pa
     settings.BOGGLE_DICTIONARY_DIR = tmp_path / "dictionaries"
     settings.MEDIA_ROOT = tmp_path / "media"
     tiny = make_dictionary("tiny")
-    old = tiny.current_version
+    old = current_version(tiny)
     services.do_edit_words(tiny, ["gnu"], "add", recompile=False)
     compile_now(tiny)
     DictionaryVersion.objects.filter(pk=old.pk).update(
@@ -56,12 +56,12 @@ def test_the_task_deletes_old_versions_and_orphaned_photo_files(settings, tmp_pa
         "photo_folders": 0,
         "dice_sets": 0,  # dicesets' clean-up, through games.signals.housekeeping
     }
-    assert not services.version_path(old).exists()
-    assert services.version_path(tiny.current_version).exists()
+    assert not files.version_path(old).exists()
+    assert files.version_path(current_version(tiny)).exists()
     assert not orphan.exists()
 
 
-async def test_the_deadline_watcher_deletes_unused_files_first_then_hourly(monkeypatch):
+async def test_the_deadline_watcher_deletes_unused_files_first_then_hourly(monkeypatch) -> None:
     """On its first pass (a process that just started cleans up too), after the idle rooms,
     and not again within the hour."""
     passes = 0

@@ -10,8 +10,9 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from games import challenges, history, rooms, rounds, state, words
+from games import challenges, history, rooms, rounds, state
 from games.models import Player, Room, Round
+from tests.games.words_helpers import submit_word
 from tests.games.ws_helpers import BOARD
 
 pytestmark = pytest.mark.django_db
@@ -54,7 +55,7 @@ def play(host: Player, entries: dict[Player, list[str]]) -> Round:
     round_ = running_round(host)
     for player, typed in entries.items():
         for word in typed:
-            words.do_submit_word(player, word)
+            submit_word(player, word)
     assert rounds.do_end_round(round_.id)
     round_.refresh_from_db()
     return round_
@@ -77,7 +78,7 @@ def game() -> dict:
     kim = join(room, "Kim")
     second = play(ann, {ann: ["cats", "quiet"], kim: ["went"]})
     third = running_round(ann)
-    words.do_submit_word(ann, "went")
+    submit_word(ann, "went")
     room.refresh_from_db()
     return {"room": room, "ann": ann, "bob": bob, "kim": kim, "rounds": [first, second, third]}
 

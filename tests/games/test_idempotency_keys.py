@@ -1,4 +1,4 @@
-"""An ``Idempotency-Key`` belongs to its caller and its request (``games.idempotency``,
+"""An ``Idempotency-Key`` belongs to its caller and its request (``web.idempotency``,
 docs/api.md "Retrying a request"): the same key from another caller is another key (never
 the first caller's player and token), and the same key with another body is refused with
 422 ``idempotency_key_reused``. A caller's retry still gets its first answer."""
@@ -7,20 +7,22 @@ from __future__ import annotations
 
 import json
 import threading
+from typing import Any
 
 import pytest
 from django.conf import settings
 from django.test import Client
 
-from games.models import IdempotentResponse, Player, Room
+from games.models import Player, Room
 from tests.games.test_api_http import assert_error
+from web.models import IdempotentResponse
 
 pytestmark = pytest.mark.django_db
 
 KEY = "1"  # what a careless client sends, and a hostile one guesses
 
 
-def post(client: Client, path: str, body: dict, key: str = KEY, **extra: str):
+def post(client: Client, path: str, body: dict, key: str = KEY, **extra: Any):
     return client.post(
         path, json.dumps(body), content_type="application/json", HTTP_IDEMPOTENCY_KEY=key, **extra
     )
@@ -101,7 +103,7 @@ def test_only_hashes_of_the_caller_and_request_are_stored():
 
 
 @pytest.mark.django_db(transaction=True)
-def test_two_copies_racing_in_run_the_work_once():
+def test_two_copies_racing_in_run_the_work_once() -> None:
     copies = 4
     start = threading.Barrier(copies)
     answers: list[dict] = []

@@ -15,9 +15,10 @@ import pytest
 from django.db import OperationalError
 from django.db.models.query import QuerySet
 
-from games import live, rounds, state, words
+from games import live, rounds, state
 from games.models import Player, Round, Submission
 from tests.games.test_rounds_and_words import make_room, running_round
+from tests.games.words_helpers import submit_word
 
 pytestmark = pytest.mark.django_db
 
@@ -34,7 +35,7 @@ def fresh_process():
 
 def bob_refuses_five(bob: Player) -> live.LiveRound:
     for n, entry in enumerate(BOBS_REFUSALS):
-        assert not words.do_submit_word(bob, entry, f"bob-{n}").accepted
+        assert not submit_word(bob, entry, f"bob-{n}").accepted
     found = live.cached(bob.room_id)
     assert found is not None
     return found
@@ -120,7 +121,7 @@ def test_entries_recorded_while_a_batch_waits_keep_their_order(monkeypatch):
     with pytest.raises(OperationalError):
         live.flush_refused()
     monkeypatch.undo()
-    assert not words.do_submit_word(bob, "xqxq", "bob-late").accepted
+    assert not submit_word(bob, "xqxq", "bob-late").accepted
     assert [e.word for e in live_round.pending] == [*BOBS_REFUSALS, "xqxq"]
     assert live.flush_refused() == len(BOBS_REFUSALS) + 1
     stored = Submission.objects.filter(round=round_, player=bob).order_by("id")
@@ -155,7 +156,7 @@ def test_a_room_whose_batch_fails_does_not_hold_back_another_rooms(monkeypatch):
     first_live = bob_refuses_five(bob)  # loaded first: flushed first
     cy, dee = make_room()
     second = running_round(cy)
-    assert not words.do_submit_word(dee, "xyzzyq", "dee-0").accepted
+    assert not submit_word(dee, "xyzzyq", "dee-0").accepted
     failing_bulk_create(monkeypatch, lambda objs: objs[0].round_id == first.id)
     with pytest.raises(OperationalError):
         live.flush_refused()

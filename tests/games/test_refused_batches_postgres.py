@@ -44,8 +44,9 @@ def scenario() -> dict:
     from django.db import connection
     from django.utils import timezone
 
-    from games import live, rooms, rounds, words
+    from games import live, rooms, rounds
     from games.models import Round, Submission
+    from tests.games.words_helpers import submit_word
 
     def make_room() -> tuple:
         room, ann = rooms.do_create_room("Ann", {})
@@ -72,7 +73,7 @@ def scenario() -> dict:
     ann, bob = make_room()
     round_ = running_round(ann)
     for n, entry in enumerate(BOBS_REFUSALS):
-        assert not words.do_submit_word(bob, entry, f"bob-{n}").accepted
+        assert not submit_word(bob, entry, f"bob-{n}").accepted
     queue = live.cached(bob.room_id)
     assert queue is not None
     for client_id, word in POISONS:
@@ -87,7 +88,7 @@ def scenario() -> dict:
     cy, dee = make_room()
     second = running_round(cy)
     for n, entry in enumerate(BOBS_REFUSALS):
-        assert not words.do_submit_word(dee, entry, f"dee-{n}").accepted
+        assert not submit_word(dee, entry, f"dee-{n}").accepted
     own_pid = connection.cursor().connection.info.backend_pid
     database = settings.DATABASES["default"]
     with psycopg.connect(

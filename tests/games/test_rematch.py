@@ -113,13 +113,16 @@ async def test_new_game_over_the_socket_reaches_everyone():
 
 
 @pytest.mark.django_db
-def test_a_returning_player_is_announced_with_their_points(monkeypatch):
+def test_a_returning_player_is_announced_with_their_points(monkeypatch) -> None:
     """Left and back, or kicked and let back in: player.joined has the same fields as the
     state's player entry, points of this game included."""
     sent: list[tuple[str, dict]] = []
-    monkeypatch.setattr(
-        rooms.events, "emit_to_room", lambda room, kind, data: sent.append((kind, data)) or 1
-    )
+
+    def emit_to_room(room: Room, kind: str, data: dict) -> int:
+        sent.append((kind, data))
+        return 1
+
+    monkeypatch.setattr(rooms.events, "emit_to_room", emit_to_room)
     room, ann = rooms.do_create_room("Ann")
     sofie = rooms.do_join_room(room, "Sofie")
     play(ann, {sofie: ["quit", "went"]})

@@ -4,11 +4,11 @@ a message"). A late entry that is no resend is answered ``round_over``."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
-from asgiref.sync import sync_to_async
 
 from games import live, words
-from games.models import Player
 from tests.games.test_consumer_round import end_by_host
 from tests.games.ws_helpers import (
     NOT_A_DICTIONARY_WORD,
@@ -53,13 +53,13 @@ async def test_a_late_resend_of_an_entry_another_process_answered() -> None:
     and stored it); the resend reaches it after the deadline, before the round is ended."""
     ann, bob = await two_players()
     round_ = await start_round(ann, bob)
-    player = await sync_to_async(Player.objects.get)(pk=bob.id)
-    elsewhere = await sync_to_async(words.do_submit_word)(player, "quiet", "b1")
+    elsewhere = await words.submit(round_.room_id, bob.id, "quiet", "b1", time.time())
     assert elsewhere.verdict == "accepted"
     held = live.cached(round_.room_id)
     assert held is not None
     held.answered.pop((bob.id, "b1"))  # as if another process had answered it
     await set_round_times(round_, ends_at=seconds_from_now(-1))
+    assert round_.ends_at is not None
     held.ends_at = round_.ends_at.timestamp()
 
     again = await submit(bob.comm, "quiet", "b1")

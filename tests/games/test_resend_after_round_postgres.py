@@ -34,8 +34,9 @@ def scenario() -> dict:
 
     from django.utils import timezone
 
-    from games import live, rooms, rounds, words
+    from games import live, rooms, rounds
     from games.models import Round
+    from tests.games.words_helpers import submit_word
 
     room, ann = rooms.do_create_room("Ann", {})
     bob = rooms.do_join_room(room, "Bob")
@@ -48,7 +49,7 @@ def scenario() -> dict:
     entries = [("quiet", "b1"), ("dogz", "b2")]
 
     def send_all() -> list[list[str]]:
-        answers = [words.do_submit_word(bob, word, client_id) for word, client_id in entries]
+        answers = [submit_word(bob, word, client_id) for word, client_id in entries]
         return [[answer.word, answer.verdict] for answer in answers]
 
     found: dict = {"first": send_all()}
@@ -56,7 +57,7 @@ def scenario() -> dict:
     found["resent_after_end"] = send_all()
     live.clear()  # a process that never held the round
     found["resent_in_another_process"] = send_all()
-    found["late_new_entry"] = words.do_submit_word(bob, "cats", "b3").verdict
+    found["late_new_entry"] = submit_word(bob, "cats", "b3").verdict
     return found
 
 

@@ -1,6 +1,6 @@
 """One budget of unknown room codes per address, shared by every path that takes a code:
 the HTTP API, the pages, the photo endpoints, the player and the spectator sockets
-(games.throttle.ROOM_MISS, games.api.find_room_from). Once it is used up, every look-up
+(web.throttle.ROOM_MISS, games.access.find_room_from). Once it is used up, every look-up
 by that address is refused with 429 / ``rate_limited`` (close 4029 on a socket), real
 codes too, until the oldest miss is a minute old."""
 
@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 
 import pytest
 from asgiref.sync import sync_to_async
@@ -16,9 +17,10 @@ from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 
 from boggle_site.asgi import application
-from games import routing, socket_limits, throttle
+from games import routing
 from tests.fake_clock import FakeClock
 from tests.games.ws_helpers import _open_sockets, create_room, join_room, receive
+from web import socket_limits, throttle
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("close_sockets")]
 
@@ -59,14 +61,14 @@ def code_routes(patterns, prefix: str = "/") -> set[str]:
 
 def test_every_route_that_takes_a_code_is_covered_here() -> None:
     """A new route or socket path with a room code must be added to the lists above (and
-    look its room up with games.api.find_room / find_room_from)."""
+    look its room up with games.access.find_room / find_room_from)."""
     assert code_routes(get_resolver().url_patterns) == {path for _, path in CODE_PATHS}
     socket_routes = [p for p in routing.websocket_urlpatterns if "(?P<code>" in str(p.pattern)]
     assert len(socket_routes) == len(SOCKET_PATHS)
 
 
 @pytest.fixture(autouse=True)
-def clock(monkeypatch) -> FakeClock:
+def clock(monkeypatch) -> Iterator[FakeClock]:
     fake = FakeClock()
     monkeypatch.setattr(throttle, "clock", fake)
     throttle.reset()

@@ -9,9 +9,10 @@ import pytest
 from django.test import Client
 from PIL import Image, ImageFont
 
-from games import round_image, state, throttle
+from games import round_image, state
 from tests.fake_clock import FakeClock
 from tests.games.test_history import create_room, join, play, running_round
+from web import throttle
 
 pytestmark = pytest.mark.django_db
 
@@ -48,8 +49,8 @@ def test_the_picture_shows_the_board_and_the_ranking() -> None:
     room, ann = create_room("Ann")
     play(ann, {ann: ["cats"]})
     results = state.results(room.rounds.get())
-    image = Image.open(io.BytesIO(round_image.render_png(results, "example.org/r/x/rounds/1/")))
-    image = image.convert("RGB")
+    png = round_image.render_png(results, "example.org/r/x/rounds/1/")
+    image = Image.open(io.BytesIO(png)).convert("RGB")
     tray = image.getpixel((round_image.WIDTH // 2, 188))  # the tray, above the dice
     assert tray == (0x1D, 0x3F, 0x7A)
     colours = image.getcolors(maxcolors=100_000)

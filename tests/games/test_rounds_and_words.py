@@ -10,9 +10,11 @@ import pytest
 from django.utils import timezone
 
 from games import deadlines, events, housekeeping, live_counts, rooms, rounds, state, tasks, words
-from games.exceptions import InvalidInput, NotHost, WrongRoundState
+from games.exceptions import NotHost, WrongRoundState
 from games.models import PRESENCE_TIMEOUT, Connection, Player, Room, Round, Submission
+from tests.games.words_helpers import submit_word
 from tests.games.ws_helpers import BOARD
+from web.errors import InvalidInput
 
 pytestmark = pytest.mark.django_db
 
@@ -128,7 +130,7 @@ def test_submitting_before_a_round_is_wrong_round_state():
     """No round yet: a word is refused with wrong_round_state."""
     _, bob = make_room()
     with pytest.raises(WrongRoundState):
-        words.do_submit_word(bob, "cats")
+        submit_word(bob, "cats")
 
 
 def test_submitting_during_the_countdown_is_wrong_round_state():
@@ -137,7 +139,7 @@ def test_submitting_during_the_countdown_is_wrong_round_state():
     round_ = running_round(ann)
     Round.objects.filter(pk=round_.pk).update(starts_at=timezone.now() + timedelta(seconds=3))
     with pytest.raises(WrongRoundState, match="countdown"):
-        words.do_submit_word(bob, "cats")
+        submit_word(bob, "cats")
     assert Submission.objects.count() == 0
 
 
@@ -146,7 +148,7 @@ def test_submitting_after_the_deadline_is_round_over():
     ann, bob = make_room()
     round_ = running_round(ann)
     Round.objects.filter(pk=round_.pk).update(ends_at=timezone.now() - timedelta(seconds=1))
-    result = words.do_submit_word(bob, "Cats")
+    result = submit_word(bob, "Cats")
     assert (result.word, result.verdict, result.accepted) == ("cats", words.ROUND_OVER, False)
     assert result.reason == "the round is over"
     assert Submission.objects.count() == 0
@@ -157,34 +159,34 @@ def test_submitting_after_the_end_is_round_over():
     ann, bob = make_room()
     round_ = running_round(ann)
     rounds.do_end_round(round_.id)
-    assert words.do_submit_word(bob, "cats").verdict == words.ROUND_OVER
+    assert submit_word(bob, "cats").verdict == words.ROUND_OVER
 
 
 def test_a_resend_with_the_same_client_id_returns_the_stored_verdict():
     """A client resending after a dropped connection gets the first verdict; one row only."""
     ann, bob = make_room()
     running_round(ann)
-    first = words.do_submit_word(bob, "cats", "entry-1")
-    again = words.do_submit_word(bob, "cats", "entry-1")
+    first = submit_word(bob, "cats", "entry-1")
+    again = submit_word(bob, "cats", "entry-1")
     assert first.verdict == again.verdict == "accepted"
     assert again.duplicate_resend and not first.duplicate_resend
     assert Submission.objects.filter(player=bob).count() == 1
     # The same word under a new client id is a second entry, and already entered.
-    assert words.do_submit_word(bob, "cats", "entry-2").verdict == "already_entered"
+    assert submit_word(bob, "cats", "entry-2").verdict == "already_entered"
 
 
 def test_a_client_id_reused_for_another_word_is_refused_not_answered_for_the_first():
     """The new word would otherwise get the first word's verdict and be lost unseen."""
     ann, bob = make_room()
     running_round(ann)
-    assert words.do_submit_word(bob, "cats", "entry-1").accepted
+    assert submit_word(bob, "cats", "entry-1").accepted
     with pytest.raises(InvalidInput, match="client_id 'entry-1' was already used for 'cats'"):
-        words.do_submit_word(bob, "dogs", "entry-1")
+        submit_word(bob, "dogs", "entry-1")
     # The same entry typed differently is the same entry: a resend.
-    assert words.do_submit_word(bob, " CATS ", "entry-1").duplicate_resend
-    words.do_submit_word(bob, "xyzzy", "entry-2")  # refused: held in memory, then written
+    assert submit_word(bob, " CATS ", "entry-1").duplicate_resend
+    submit_word(bob, "xyzzy", "entry-2")  # refused: held in memory, then written
     with pytest.raises(InvalidInput, match="already used for 'xyzzy'"):
-        words.do_submit_word(bob, "cats", "entry-2")
+        submit_word(bob, "cats", "entry-2")
     assert Submission.objects.filter(player=bob).count() == 1  # xyzzy still waits in memory
 
 
@@ -192,8 +194,8 @@ def test_client_ids_are_per_player():
     """Two players may use the same client id without clashing."""
     ann, bob = make_room()
     running_round(ann)
-    assert words.do_submit_word(ann, "cats", "1").accepted
-    assert words.do_submit_word(bob, "dog", "1").accepted
+    assert submit_word(ann, "cats", "1").accepted
+    assert submit_word(bob, "dog", "1").accepted
     assert Submission.objects.count() == 2
 
 
@@ -211,7 +213,7 @@ def test_malformed_submissions_are_invalid(entry, client_id, match):
     ann, _ = make_room()
     running_round(ann)
     with pytest.raises(InvalidInput, match=match):
-        words.do_submit_word(ann, entry, client_id)
+        submit_word(ann, entry, client_id)
     assert Submission.objects.count() == 0
 
 
@@ -221,7 +223,7 @@ def test_control_characters_in_a_word_are_invalid(entry):
     ann, _ = make_room()
     running_round(ann)
     with pytest.raises(InvalidInput, match="control"):
-        words.do_submit_word(ann, entry)
+        submit_word(ann, entry)
     assert Submission.objects.count() == 0
 
 
@@ -229,7 +231,7 @@ def test_a_trailing_newline_is_not_a_control_character():
     """Whitespace around a word is trimmed, not refused."""
     ann, _ = make_room()
     running_round(ann)
-    assert words.do_submit_word(ann, " cats\n").accepted
+    assert submit_word(ann, " cats\n").accepted
 
 
 def test_accepted_words_emit_counts_but_not_words(sent):
@@ -238,9 +240,9 @@ def test_accepted_words_emit_counts_but_not_words(sent):
     ann, bob = make_room()
     running_round(ann)
     sent.clear()
-    words.do_submit_word(bob, "quiet")
-    words.do_submit_word(bob, "xyzzy")
-    words.do_submit_word(ann, "quiet")
+    submit_word(bob, "quiet")
+    submit_word(bob, "xyzzy")
+    submit_word(ann, "quiet")
     assert sent == []  # nothing per word
     assert live_counts.publish_changed() == 1
     assert kinds(sent) == ["round.counts"]
@@ -255,9 +257,9 @@ def test_a_room_gets_one_counts_frame_a_period_whichever_process_sends_it(sent):
     ann, bob = make_room()
     running_round(ann)
     sent.clear()
-    words.do_submit_word(bob, "quiet")
+    submit_word(bob, "quiet")
     assert live_counts.publish_changed() == 1  # "process A"
-    words.do_submit_word(ann, "went")
+    submit_word(ann, "went")
     assert live_counts.publish_changed() == 0  # "process B", within the period: deferred
     assert kinds(sent) == ["round.counts"]
     Room.objects.update(counts_sent_at=None)  # the period is over
@@ -271,9 +273,9 @@ def test_with_hidden_verdicts_counts_do_not_give_verdicts_away(sent):
     ann, bob = make_room(instant_verdicts=False)
     round_ = running_round(ann)
     sent.clear()
-    words.do_submit_word(bob, "quiet")
+    submit_word(bob, "quiet")
     live_counts.publish_changed()
-    words.do_submit_word(bob, "xyzzy")
+    submit_word(bob, "xyzzy")
     Room.objects.update(counts_sent_at=None)  # a publishing period later
     live_counts.publish_changed()
     assert kinds(sent) == ["round.counts", "round.counts"]
@@ -289,8 +291,8 @@ def test_ending_twice_scores_once_and_emits_one_round_ended(sent):
     """do_end_round is idempotent: the second call and the Celery task do nothing."""
     ann, bob = make_room()
     round_ = running_round(ann)
-    words.do_submit_word(ann, "cats")
-    words.do_submit_word(bob, "quiet")
+    submit_word(ann, "cats")
+    submit_word(bob, "quiet")
     sent.clear()
     version = Room.objects.get(pk=ann.room_id).version
     assert rounds.do_end_round(round_.id) is True
@@ -309,7 +311,7 @@ def test_the_end_task_ends_a_running_round(sent):
     """games.tasks.end_round ends and scores a round that is still running."""
     ann, _ = make_room()
     round_ = running_round(ann)
-    words.do_submit_word(ann, "went")
+    submit_word(ann, "went")
     assert tasks.end_round(round_.id) is True
     assert Submission.objects.get().points == 1
     assert kinds(sent)[-1] == "round.ended"
@@ -452,10 +454,10 @@ def test_a_word_entered_twice_is_not_listed_as_rejected():
     among the player's words, not among the rejected ones."""
     ann, _ = make_room()
     round_ = running_round(ann)
-    words.do_submit_word(ann, "cats")
-    assert words.do_submit_word(ann, "CATS").verdict == "already_entered"
-    words.do_submit_word(ann, "xyzzy")
-    words.do_submit_word(ann, "xyzzy")
+    submit_word(ann, "cats")
+    assert submit_word(ann, "CATS").verdict == "already_entered"
+    submit_word(ann, "xyzzy")
+    submit_word(ann, "xyzzy")
     rounds.do_end_round(round_.id)
     round_.refresh_from_db()
     results = state.results(round_)
@@ -485,7 +487,7 @@ def test_an_ended_rounds_results_stay_as_they_were():
     a player who leaves afterwards change nothing in them."""
     ann, bob = make_room()
     first = running_round(ann)
-    words.do_submit_word(ann, "cats")
+    submit_word(ann, "cats")
     rounds.do_end_round(first.id)
     first.refresh_from_db()
     before = state.results(first)
@@ -493,8 +495,8 @@ def test_an_ended_rounds_results_stay_as_they_were():
 
     carl = rooms.do_join_room(ann.room, "Carl")
     second = running_round(ann)
-    words.do_submit_word(ann, "went")
-    words.do_submit_word(carl, "cats")
+    submit_word(ann, "went")
+    submit_word(carl, "cats")
     rounds.do_end_round(second.id)
     rooms.do_leave(bob)
 

@@ -1,23 +1,25 @@
 """The unknown-room-code budget stays strict under parallel guesses, and in production is
-one budget for every web process (games.shared_windows, kept in Redis)."""
+one budget for every web process (web.shared_windows, kept in Redis)."""
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from games import api, shared_windows, throttle
+from games import access
 from games.exceptions import RoomNotFound
 from tests.fake_clock import FakeClock
+from web import shared_windows, throttle
 
 GUESSER = "203.0.113.77"
 BUDGET = throttle.ROOM_MISS.count
 
 
 @pytest.fixture(autouse=True)
-def clock(monkeypatch) -> FakeClock:
+def clock(monkeypatch) -> Iterator[FakeClock]:
     fake = FakeClock()
     monkeypatch.setattr(throttle, "clock", fake)
     monkeypatch.setattr(shared_windows, "wall_clock", fake)
@@ -39,13 +41,13 @@ def no_rooms(monkeypatch) -> None:
     def miss(code: str):
         raise RoomNotFound("no such room")
 
-    monkeypatch.setattr(api.checks, "check_room", miss)
+    monkeypatch.setattr(access.checks, "check_room", miss)
 
 
 def guess(code: str = "nosuchroom") -> str:
     """What one look-up from the guesser's address answers: missed, refused or found."""
     try:
-        api.find_room_from(code, GUESSER)
+        access.find_room_from(code, GUESSER)
     except RoomNotFound:
         return "missed"
     except throttle.Throttled:
@@ -70,7 +72,7 @@ def test_parallel_guesses_cannot_overrun_the_budget(monkeypatch) -> None:
             state.wait_for(lambda: looking + answered >= parallel, timeout=30)
         raise RoomNotFound("no such room")
 
-    monkeypatch.setattr(api.checks, "check_room", slow_miss)
+    monkeypatch.setattr(access.checks, "check_room", slow_miss)
 
     def one(_: int) -> str:
         nonlocal answered
@@ -88,7 +90,7 @@ def test_parallel_guesses_cannot_overrun_the_budget(monkeypatch) -> None:
 
 
 def test_a_found_room_gives_its_slot_back(monkeypatch) -> None:
-    monkeypatch.setattr(api.checks, "check_room", lambda code: object())
+    monkeypatch.setattr(access.checks, "check_room", lambda code: object())
     assert all(guess() == "found" for _ in range(3 * BUDGET))
 
 
@@ -100,7 +102,7 @@ def test_every_process_shares_one_budget_in_redis(shared, no_rooms, clock: FakeC
         assert guess() == "missed"
     throttle.reset()  # another Daphne: nothing counted in its own memory
     with pytest.raises(throttle.Throttled) as refused:
-        api.find_room_from("nosuchroom", GUESSER)
+        access.find_room_from("nosuchroom", GUESSER)
     assert refused.value.retry_after == 60 - BUDGET + 1
     clock.now += 60 - BUDGET + 1  # the first miss has left the window
     assert guess() == "missed"

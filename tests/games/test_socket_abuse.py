@@ -12,7 +12,7 @@ from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 
 from boggle_site.asgi import application
-from games import consumers, presence, socket_limits, throttle
+from games import consumers, presence
 from games.models import Connection
 from tests.games.ws_helpers import (
     collect,
@@ -23,6 +23,7 @@ from tests.games.ws_helpers import (
     receive,
     receive_until,
 )
+from web import socket_limits, throttle
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("close_sockets")]
 
@@ -60,9 +61,9 @@ async def test_a_short_unknown_type_is_echoed_as_sent():
 async def test_a_long_type_is_not_echoed_when_rate_limited(no_refill):
     ann = await create_room()
     await connect(ann)
-    for _ in range(consumers.BURST):
+    for _ in range(throttle.PLAYER_MESSAGE.burst):
         await ann.comm.send_to(text_data=json.dumps({"type": "y" * 4000}))
-    for _ in range(consumers.BURST):
+    for _ in range(throttle.PLAYER_MESSAGE.burst):
         assert (await next_error(ann.comm))["code"] == "invalid"
     await ann.comm.send_to(text_data=json.dumps({"type": "y" * 4000}))
     error = await next_error(ann.comm)
@@ -75,7 +76,7 @@ async def test_a_socket_that_keeps_flooding_is_closed_4008(no_refill):
     bounded."""
     ann = await create_room()
     await connect(ann)
-    sent = consumers.BURST + socket_limits.FLOOD_ALLOWANCE + 50
+    sent = throttle.PLAYER_MESSAGE.burst + socket_limits.FLOOD_ALLOWANCE + 50
     for _ in range(sent):
         await ann.comm.send_to(text_data=json.dumps({"type": "z" * 4000}))
     replies = 0
@@ -85,17 +86,17 @@ async def test_a_socket_that_keeps_flooding_is_closed_4008(no_refill):
             break
         replies += json.loads(output["text"])["type"] == "error"
     assert output["code"] == socket_limits.CLOSE_FLOODING
-    assert replies == consumers.BURST + socket_limits.FLOOD_ALLOWANCE
+    assert replies == throttle.PLAYER_MESSAGE.burst + socket_limits.FLOOD_ALLOWANCE
 
 
 async def test_flooding_with_malformed_frames_is_rate_limited_too(no_refill):
     """Frames that cannot be read spend the rate limit like any other."""
     ann = await create_room()
     await connect(ann)
-    for _ in range(consumers.BURST + 1):
+    for _ in range(throttle.PLAYER_MESSAGE.burst + 1):
         await ann.comm.send_to(text_data="not json")
-    codes = [(await next_error(ann.comm))["code"] for _ in range(consumers.BURST + 1)]
-    assert codes == ["invalid"] * consumers.BURST + ["rate_limited"]
+    codes = [(await next_error(ann.comm))["code"] for _ in range(throttle.PLAYER_MESSAGE.burst + 1)]
+    assert codes == ["invalid"] * throttle.PLAYER_MESSAGE.burst + ["rate_limited"]
 
 
 async def test_deeply_nested_json_is_invalid_without_a_traceback(caplog):
@@ -130,7 +131,7 @@ async def test_a_player_holds_at_most_eight_sockets_per_process():
     assert (error["type"], error["code"]) == ("error", "too_many_connections")
     output = await next_output(extra)
     assert output == {"type": "websocket.close", "code": socket_limits.CLOSE_TOO_MANY_SOCKETS}
-    assert socket_limits.sockets_of(ann.id) == limit
+    assert presence.sockets_of(ann.id) == limit
     await comms[0].disconnect()
     again = await open_socket(ann.code, ann.token)
     assert (await receive(again))["type"] == "state"
@@ -156,7 +157,7 @@ async def test_sockets_opened_together_are_capped_and_dropping_them_all_goes_off
     assert firsts.count("error") == 40 - socket_limits.MAX_SOCKETS_PER_PLAYER
     assert await sync_to_async(live_sockets)(ann.id) == socket_limits.MAX_SOCKETS_PER_PLAYER
     await asyncio.gather(*(comm.disconnect() for comm in comms))
-    assert socket_limits.sockets_of(ann.id) == 0
+    assert presence.sockets_of(ann.id) == 0
     await sync_to_async(presence.beat)()
     assert await sync_to_async(live_sockets)(ann.id) == 0
 

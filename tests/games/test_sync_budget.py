@@ -1,5 +1,5 @@
 """``sync`` is limited by the bytes of state it sends, not only by the message count
-(games.socket_limits.SyncBudget): a large state asked for again and again is refused."""
+(web.socket_limits.SyncBudget): a large state asked for again and again is refused."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import pytest
 from channels.testing import WebsocketCommunicator
 
 from boggle_site.asgi import application
-from games import socket_limits
 from tests.games.ws_helpers import _open_sockets, ask, connect, create_room, receive
+from web import socket_limits
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("close_sockets")]
 

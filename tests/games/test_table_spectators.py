@@ -11,7 +11,7 @@ from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 
 from boggle_site.asgi import application
-from games import presence, socket_limits, throttle
+from games import presence
 from games.models import Connection, Player, Round
 from tests.games.ws_helpers import (
     _open_sockets,
@@ -27,6 +27,7 @@ from tests.games.ws_helpers import (
     submit,
     two_players,
 )
+from web import socket_limits, throttle
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("close_sockets")]
 

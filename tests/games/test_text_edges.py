@@ -1,4 +1,4 @@
-"""Text from clients passes one check at the edge (games.text): lone surrogates, NUL and
+"""Text from clients passes one check at the edge (web.text): lone surrogates, NUL and
 other control characters, and over-long values are refused with ``invalid`` (or are no
 room's code, no player's token), never stored where they would fail other players'
 writes, never a server error. Nicknames carry at most two combining marks per character,
@@ -14,8 +14,7 @@ from asgiref.sync import sync_to_async
 from django.test import Client
 from PIL import Image, ImageChops
 
-from games import round_image, text
-from games.exceptions import InvalidInput
+from games import round_image
 from games.nicknames import MAX_MARKS_PER_LETTER, longest_mark_run
 from tests.games.test_consumer_round import end_by_host
 from tests.games.ws_helpers import (
@@ -29,6 +28,8 @@ from tests.games.ws_helpers import (
     tear_down,
     two_players,
 )
+from web import text
+from web.errors import InvalidInput
 
 # ---------------------------------------------------------------- the rule (pure)
 

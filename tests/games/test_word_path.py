@@ -15,6 +15,7 @@ from django.utils import timezone
 from games import live, live_counts, words
 from games.models import Round, Submission
 from tests.games.test_rounds_and_words import make_room, running_round
+from tests.games.words_helpers import submit_word
 
 pytestmark = pytest.mark.django_db
 
@@ -30,15 +31,15 @@ def statements(context: CaptureQueriesContext) -> list[str]:
 def test_an_accepted_word_is_one_insert_and_a_refused_one_is_none():
     ann, bob = make_room()
     running_round(ann)
-    words.do_submit_word(bob, "quiet", "warm-up")  # the first entry loads the round
+    submit_word(bob, "quiet", "warm-up")  # the first entry loads the round
     with CaptureQueriesContext(connection) as accepted:
-        assert words.do_submit_word(bob, "went", "a1").verdict == "accepted"
+        assert submit_word(bob, "went", "a1").verdict == "accepted"
     assert len(statements(accepted)) == 1
     assert statements(accepted)[0].startswith("INSERT")
     with CaptureQueriesContext(connection) as refused:
-        assert words.do_submit_word(bob, "xyzzyq", "r1").verdict == "not_on_board"
-        assert words.do_submit_word(bob, "went", "r2").verdict == "already_entered"
-        assert words.do_submit_word(bob, "went", "a1").duplicate_resend  # a resend
+        assert submit_word(bob, "xyzzyq", "r1").verdict == "not_on_board"
+        assert submit_word(bob, "went", "r2").verdict == "already_entered"
+        assert submit_word(bob, "went", "a1").duplicate_resend  # a resend
     assert statements(refused) == []
 
 
@@ -46,7 +47,7 @@ def test_refused_entries_are_written_in_one_statement_and_reach_the_results():
     ann, bob = make_room()
     round_ = running_round(ann)
     for n, entry in enumerate(["xyzzyq", "zzzz", "qq"]):
-        assert not words.do_submit_word(bob, entry, f"r{n}").accepted
+        assert not submit_word(bob, entry, f"r{n}").accepted
     assert not Submission.objects.filter(round=round_).exists()  # waiting in memory
     with CaptureQueriesContext(connection) as flush:
         assert live.flush_refused() == 3
@@ -62,7 +63,7 @@ def test_counts_for_many_rooms_cost_a_fixed_number_of_queries():
         ann, bob = make_room()
         running_round(ann)
         for word in ("quiet", "went", "cats"):
-            words.do_submit_word(bob, word)
+            submit_word(bob, word)
         rooms.append(ann.room_id)
     with CaptureQueriesContext(connection) as publish:
         assert live_counts.publish_changed() == 3
@@ -75,8 +76,8 @@ def test_a_word_that_arrived_in_time_counts_even_if_judged_after_the_deadline():
     deadline = timezone.now() - timedelta(milliseconds=10)  # passed; not yet ended
     Round.objects.filter(pk=round_.pk).update(ends_at=deadline)
     arrived = deadline.timestamp() - 0.5
-    assert words.do_submit_word(bob, "quiet", "in-time", received_at=arrived).accepted
-    late = words.do_submit_word(bob, "went", "late", received_at=time.time())
+    assert submit_word(bob, "quiet", "in-time", received_at=arrived).accepted
+    late = submit_word(bob, "went", "late", received_at=time.time())
     assert late.verdict == words.ROUND_OVER
 
 
@@ -88,9 +89,9 @@ def test_a_word_that_reaches_the_server_exactly_at_ends_at_is_late():
     deadline = timezone.now() - timedelta(milliseconds=10)
     Round.objects.filter(pk=round_.pk).update(ends_at=deadline)
     at_deadline = deadline.timestamp()
-    late = words.do_submit_word(bob, "went", "at-deadline", received_at=at_deadline)
+    late = submit_word(bob, "went", "at-deadline", received_at=at_deadline)
     assert late.verdict == words.ROUND_OVER
-    in_time = words.do_submit_word(bob, "quiet", "just-before", received_at=at_deadline - 0.001)
+    in_time = submit_word(bob, "quiet", "just-before", received_at=at_deadline - 0.001)
     assert in_time.accepted
 
 
@@ -98,9 +99,9 @@ def test_a_word_for_a_round_that_ended_under_it_is_round_over_and_not_stored():
     """Another process (or the host) ended the round after this one loaded it."""
     ann, bob = make_room()
     round_ = running_round(ann)
-    words.do_submit_word(bob, "quiet")
+    submit_word(bob, "quiet")
     Round.objects.filter(pk=round_.pk).update(status=Round.Status.ENDED)
-    result = words.do_submit_word(bob, "went", "w")
+    result = submit_word(bob, "went", "w")
     assert result.verdict == words.ROUND_OVER
     assert not Submission.objects.filter(round=round_, word="went").exists()
 
@@ -113,10 +114,10 @@ def test_a_player_who_left_cannot_score_even_with_the_round_in_memory():
 
     ann, bob = make_room()
     round_ = running_round(ann)
-    assert words.do_submit_word(bob, "quiet").accepted  # the round is in memory now
+    assert submit_word(bob, "quiet").accepted  # the round is in memory now
     rooms.do_leave(bob)
     with pytest.raises(NotAPlayer):
-        words.do_submit_word(bob, "went", "after-leaving")
+        submit_word(bob, "went", "after-leaving")
     assert not Submission.objects.filter(round=round_, word="went").exists()
 
 
@@ -125,11 +126,11 @@ def test_a_fresh_process_rebuilds_the_round_from_the_database():
     known again: no second acceptance, the resend gets its first verdict."""
     ann, bob = make_room()
     running_round(ann)
-    assert words.do_submit_word(bob, "quiet", "q1").accepted
+    assert submit_word(bob, "quiet", "q1").accepted
     live.clear()  # a new process
-    again = words.do_submit_word(bob, "quiet", "q1")
+    again = submit_word(bob, "quiet", "q1")
     assert again.duplicate_resend and again.accepted
-    assert words.do_submit_word(bob, "quiet", "q2").verdict == "already_entered"
+    assert submit_word(bob, "quiet", "q2").verdict == "already_entered"
 
 
 def test_two_processes_accepting_the_same_word_for_one_player_store_it_once():
@@ -137,12 +138,12 @@ def test_two_processes_accepting_the_same_word_for_one_player_store_it_once():
     already_entered."""
     ann, bob = make_room()
     round_ = running_round(ann)
-    words.do_submit_word(bob, "cats")  # loads the round here
+    submit_word(bob, "cats")  # loads the round here
     other = live.cached(bob.room_id)
     assert other is not None
     # The other process accepted "quiet" already; this one has not heard of it.
     Submission.objects.create(round=round_, player=bob, word="quiet", verdict="accepted")
-    result = words.do_submit_word(bob, "quiet", "tab2")
+    result = submit_word(bob, "quiet", "tab2")
     assert result.verdict == "already_entered"
     assert Submission.objects.filter(round=round_, word="quiet", verdict="accepted").count() == 1
 

@@ -10,9 +10,10 @@ from collections import Counter
 import pytest
 import wordfreq
 
-from games import common_words, rounds, state, words
+from games import common_words, rounds, state
 from games.models import Round
 from tests.games.test_rounds_and_words import make_room, running_round
+from tests.games.words_helpers import submit_word
 
 pytestmark = pytest.mark.django_db
 
@@ -37,7 +38,7 @@ def test_words_left_counts_per_length_and_never_the_words():
     unfound word appears anywhere in it before the round ends."""
     ann, bob = make_room()
     round_ = running_round(ann)
-    assert words.do_submit_word(bob, "cats").accepted
+    assert submit_word(bob, "cats").accepted
     view = state.room_state(round_.room, bob)
     left = view["words_left"]
     solution = [entry[0] for entry in round_.solution]
@@ -65,7 +66,7 @@ def test_hidden_verdicts_subtract_nothing():
     """With verdicts held until the end, the counts do not tell which entries count."""
     ann, bob = make_room(instant_verdicts=False)
     running_round(ann)
-    words.do_submit_word(bob, "cats")
+    submit_word(bob, "cats")
     left = state.room_state(bob.room, bob)["words_left"]
     assert left["verdicts_hidden"] is True
     assert all(row["left"] == row["total"] for row in left["by_length"])
@@ -76,7 +77,7 @@ def test_results_have_points_and_common_flags():
     player's share of it are measured on the common words."""
     ann, bob = make_room()
     round_ = running_round(ann)
-    words.do_submit_word(bob, "cats")
+    submit_word(bob, "cats")
     rounds.do_end_round(round_.id)
     round_ = Round.objects.get(pk=round_.pk)
     results = state.room_state(round_.room, bob)["results"]

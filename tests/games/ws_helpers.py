@@ -19,8 +19,9 @@ from django.test import Client
 from django.utils import timezone
 
 from boggle_site.asgi import application
-from games import background, consumers
+from games import background, latest_versions
 from games.models import Round
+from web import throttle
 
 # A 4x4 board with one Qu die:
 #   c a t s
@@ -191,8 +192,8 @@ async def tear_down() -> None:
         with contextlib.suppress(Exception, asyncio.CancelledError):
             await comm.disconnect(timeout=2)
     await background.stop()
-    consumers._buckets.clear()
-    consumers._versions.clear()
+    throttle.reset()
+    latest_versions.clear()
 
 
 async def two_players(**settings):

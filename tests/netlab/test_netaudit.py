@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 import ipaddress
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-import netaudit
+from bench import netaudit
 
 FAKE = ipaddress.IPv4Interface("192.168.50.10/24")
 TRACE = """\

@@ -51,6 +51,7 @@ def fetch_from(host, url: str) -> str:
 
 def test_hosts_reach_each_other_and_this_machine_reaches_them(wifi: SimulatedWifi) -> None:
     laptop, phone = wifi.add_host("laptop"), wifi.add_host("phone")
+    assert wifi.subnet is not None
     assert laptop.address != phone.address and {laptop.address, phone.address} < set(
         str(address) for address in wifi.subnet.hosts()
     )
@@ -75,7 +76,7 @@ def test_a_host_has_loopback_and_its_wifi_and_no_way_out(wifi: SimulatedWifi) ->
 def test_detection_on_a_laptop_finds_its_wifi_address(wifi: SimulatedWifi) -> None:
     """What bin/start shows on a laptop whose only network is the Wi-Fi."""
     laptop = wifi.add_host("laptop")
-    code = "from boggle_site import network; print(network.best_lan_address())"
+    code = "from web import network; print(network.best_lan_address())"
     found = laptop.run(
         [sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True, text=True, check=True
     )

@@ -5,6 +5,7 @@ photo's grid; ``photos.signals.board_confirmed`` says which faces the host confi
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -34,7 +35,7 @@ def _media(settings, tmp_path):
 
 
 @pytest.fixture
-def confirmed():
+def confirmed() -> Iterator[list[tuple[int, list[list[str]]]]]:
     """The ``board_confirmed`` signals sent during the test: (photo id, faces)."""
     sent: list[tuple[int, list[list[str]]]] = []
 

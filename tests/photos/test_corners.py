@@ -370,8 +370,8 @@ async def test_the_image_is_shrunk_for_the_page_and_for_players_only(fake_reader
 async def test_previews_are_limited_per_address(fake_reader, monkeypatch):
     """A page asks once per photo; a script asking in a loop gets 429 after the burst, and
     costs no more decoding (the host's own machine, loopback, is never limited)."""
-    from games import throttle
     from tests.fake_clock import FakeClock
+    from web import throttle
 
     monkeypatch.setattr(throttle, "clock", FakeClock())
     throttle.reset()

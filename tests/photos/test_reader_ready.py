@@ -58,8 +58,8 @@ class Load:
             self.done.append("read")
             return original_read(source, **kwargs)
 
-        self.reader.read = read  # type: ignore[method-assign]
-        self.reader.warm_up = lambda: self.done.append("warm_up")  # type: ignore[method-assign]
+        monkeypatch.setattr(self.reader, "read", read)
+        monkeypatch.setattr(self.reader, "warm_up", lambda: self.done.append("warm_up"))
         monkeypatch.setattr(reading, "_reader", None)
         monkeypatch.setattr(reading, "_load_progress", self.progress)
         monkeypatch.setattr(reading, "_load_reader", self.load)

@@ -449,7 +449,7 @@ def test_a_process_reads_at_most_its_slots_of_photos_at_once(fake_reader, monkey
     assert peak == 2
 
 
-def test_the_reader_is_preloaded_on_the_reading_thread(fake_reader, monkeypatch, settings):
+def test_the_reader_is_preloaded_on_the_reading_thread(fake_reader, monkeypatch, settings) -> None:
     """preload_reader warms the models up on the thread that reads photos, then reports;
     with PHOTOS_PRELOAD_READER off it does nothing."""
     warmed_on: list[str] = []

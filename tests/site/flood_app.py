@@ -1,5 +1,5 @@
 """A websocket application that sends what it is asked for, for the send cap's tests
-(tests/site/test_send_cap.py): Daphne serves it with ``boggle_site.send_cap`` installed,
+(tests/site/test_send_cap.py): Daphne serves it with ``web.send_cap`` installed,
 as ``boggle_site.asgi`` installs it for the site.
 
 A text frame ``"<count> <size>"`` makes it send ``count`` text frames of ``size`` bytes,
@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from boggle_site.send_cap import guard_send_buffers
+from web.send_cap import guard_send_buffers
 
 guard_send_buffers()
 

@@ -11,9 +11,9 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 
-from boggle_site import admin_throttle
-from boggle_site.admin_throttle import FAILURE_LIMIT, WINDOW_SECONDS
 from tests.fake_clock import FakeClock
+from web import admin_throttle
+from web.admin_throttle import FAILURE_LIMIT, WINDOW_SECONDS
 
 pytestmark = pytest.mark.django_db
 

@@ -1,5 +1,5 @@
 """Request bodies over their path's limit are refused before anything reads them
-(boggle_site.body_limit, wrapped around Django in boggle_site.asgi)."""
+(web.body_limit, wrapped around Django in boggle_site.asgi)."""
 
 from __future__ import annotations
 
@@ -12,17 +12,18 @@ from typing import Any
 import pytest
 
 from boggle_site import asgi
-from boggle_site.body_limit import (
+from photos.api import MAX_UPLOAD_BYTES
+from solver.compiler import MAX_WORDLIST_BYTES
+from tests.servers import SiteServer
+from web.body_limit import (
     ADMIN_PASS_COOKIE,
     BodyLimitMiddleware,
     Caller,
+    Message,
     admin_pass,
     limit_for,
     valid_admin_pass,
 )
-from photos.api import MAX_UPLOAD_BYTES
-from solver.compiler import MAX_WORDLIST_BYTES
-from tests.servers import SiteServer
 
 CHUNK = 64 * 1024
 
@@ -45,9 +46,9 @@ class Body:
 
 class Sent:
     def __init__(self) -> None:
-        self.messages: list[dict[str, Any]] = []
+        self.messages: list[Message] = []
 
-    async def __call__(self, message: dict[str, Any]) -> None:
+    async def __call__(self, message: Message) -> None:
         self.messages.append(message)
 
     @property

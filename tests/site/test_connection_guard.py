@@ -1,5 +1,5 @@
 """Connections from an address that opened too many lately are dropped by Daphne at accept,
-before any HTTP parse (boggle_site.connection_guard)."""
+before any HTTP parse (web.connection_guard)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import pytest
 from daphne.http_protocol import HTTPFactory
 from twisted.internet.address import IPv4Address
 
-from boggle_site.connection_guard import CONNECTION, admits, guard_connections
-from games import throttle
 from tests.fake_clock import FakeClock
+from web import throttle
+from web.connection_guard import CONNECTION, admits, guard_connections
 
 SCRIPT = "198.51.100.9"
 

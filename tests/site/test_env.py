@@ -29,7 +29,7 @@ def test_defaults_are_self_contained_development() -> None:
     celery = env.celery_config({})
     assert celery["task_always_eager"] is True
     assert celery["broker_url"] == "memory://"
-    # Phones reach the embedded default by this machine's address (boggle_site.hosts).
+    # Phones reach the embedded default by this machine's address (web.hosts).
     assert env.serves_local_network({}) is True
     assert env.allowed_hosts({}) == ["*"]
     assert env.dictionary_dir({}, BASE) == BASE / "var" / "dictionaries"
@@ -58,7 +58,7 @@ def test_database_url_selects_postgresql() -> None:
 def test_redis_url_selects_redis_layer_and_celery_broker() -> None:
     """REDIS_URL switches the channel layer and Celery's broker and results to Redis."""
     layer = env.channel_layers(PROD)["default"]
-    assert layer["BACKEND"] == "boggle_site.channel_layer.PooledRedisChannelLayer"
+    assert layer["BACKEND"] == "web.channel_layer.PooledRedisChannelLayer"
     assert layer["CONFIG"] == {
         "hosts": [
             {

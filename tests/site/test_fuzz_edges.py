@@ -5,7 +5,7 @@
 SQLite (the embedded default) and on PostgreSQL (a throwaway database). No answer may be
 a 5xx, no socket may close with 1011 (server error), no reply may be ``server_error``.
 
-Requests come from loopback, which the per-address limits leave alone (games.throttle),
+Requests come from loopback, which the per-address limits leave alone (web.throttle),
 so every value reaches the code that reads it instead of a 429.
 """
 
@@ -78,7 +78,7 @@ PLACEHOLDER = re.compile(r"<(?:(\w+):)?(\w+)>")
 def route_of(pattern: Any) -> str:
     """A pattern's route with each captured part as ``<converter:name>``."""
     if isinstance(pattern, RoutePattern):
-        return str(pattern._route)
+        return str(pattern)  # its route
     regex = str(pattern._regex).lstrip("^").removesuffix("$").removesuffix(r"\Z")
     regex = re.sub(r"\(\?P<(\w+)>[^)]*\)", r"<str:\1>", regex)  # named groups
     regex = re.sub(r"\([^)]*\)", "<str:part>", regex)  # unnamed ones

@@ -52,7 +52,9 @@ def test_favicon_ico_is_the_app_icon(client: Client) -> None:
     assert struct.unpack("<HHH", body[:6]) == (0, 1, 1)
     width, height, _, _, _, _, size, offset = struct.unpack("<BBBBHHII", body[6:22])
     assert (width, height, offset) == (192, 192, 22)
-    with open(finders.find("img/icon-192.png"), "rb") as icon:
+    icon_path = finders.find("img/icon-192.png")
+    assert icon_path is not None, "img/icon-192.png is not among the static files"
+    with open(icon_path, "rb") as icon:
         assert body[offset : offset + size] == icon.read()
     assert client.head("/favicon.ico").status_code == 200
     assert client.post("/favicon.ico").status_code == 405

@@ -8,7 +8,7 @@ import re
 import pytest
 from django.test import Client, override_settings
 
-from boggle_site import hosts, network
+from web import hosts, network
 
 LAN = "192.168.1.20"
 EMBEDDED = {

@@ -15,8 +15,8 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import translation
 
-from boggle_site import compile_messages, i18n
 from tests.games import ws_helpers
+from web import compile_messages, i18n
 
 LOCALE_DIR = Path(__file__).resolve().parents[2] / "locale"
 CATALOGUES = sorted(LOCALE_DIR.glob("*/LC_MESSAGES/*.po"))
@@ -58,7 +58,11 @@ def test_catalogue_is_fully_translated(path: Path) -> None:
         message.id
         for message in catalogue
         if message.id
-        and not (all(message.string) if isinstance(message.id, tuple) else message.string)
+        and not (
+            (message.string is not None and all(message.string))
+            if isinstance(message.id, tuple)
+            else message.string
+        )
     ]
     fuzzy = [message.id for message in catalogue if message.id and message.fuzzy]
     assert untranslated == []
@@ -75,8 +79,11 @@ def test_translations_keep_every_placeholder(path: Path) -> None:
     for message in catalogue:
         if not message.id:
             continue
-        ids = message.id if isinstance(message.id, tuple) else (message.id,)
-        strings = message.string if isinstance(message.string, tuple) else (message.string,)
+        # A plural's id and string are sequences (a tuple, or a list: babel takes both).
+        ids = message.id if isinstance(message.id, (tuple, list)) else (message.id,)
+        strings = (
+            message.string if isinstance(message.string, (tuple, list)) else (message.string or "",)
+        )
         wanted = set().union(*(PLACEHOLDER.findall(text) for text in ids))
         for text in strings:
             found = set(PLACEHOLDER.findall(text))
@@ -127,8 +134,10 @@ def test_catalogue_compiles(path: Path, tmp_path: Path) -> None:
     assert compiled.info()["language"] == path.parents[1].name
     # Something in it reads differently from the English.
     with path.open("rb") as source:
-        first = next(m for m in read_po(source) if m.id and isinstance(m.id, str))
-    assert compiled.gettext(first.id) == first.string
+        first_id, first_string = next(
+            (m.id, m.string) for m in read_po(source) if m.id and isinstance(m.id, str)
+        )
+    assert compiled.gettext(first_id) == first_string
 
 
 def test_stale_catalogues_are_compiled_again(tmp_path: Path) -> None:

@@ -1,16 +1,17 @@
 """X-Forwarded-* headers are believed only from the proxies of BOGGLE_TRUSTED_PROXIES
-(boggle_site.proxies): a client that reaches Daphne directly is limited as itself."""
+(web.proxies): a client that reaches Daphne directly is limited as itself."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 
 import pytest
 from django.test import Client, override_settings
 
-from boggle_site import env, proxies
-from games import throttle
+from boggle_site import env
 from tests.fake_clock import FakeClock
+from web import proxies, throttle
 
 PROXY_NETWORK = "10.0.0.0/24"
 PROXY = "10.0.0.2"
@@ -19,7 +20,7 @@ HOST = "boggle.example"
 
 
 @pytest.fixture(autouse=True)
-def clock(monkeypatch) -> FakeClock:
+def clock(monkeypatch) -> Iterator[FakeClock]:
     fake = FakeClock()
     monkeypatch.setattr(throttle, "clock", fake)
     throttle.reset()

@@ -9,6 +9,7 @@ import secrets
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.test import Client, override_settings
@@ -48,7 +49,7 @@ def test_production_over_https_passes_check_deploy() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-def create_room(client: Client, **headers: str) -> dict:
+def create_room(client: Client, **headers: Any) -> dict:
     response = client.post(
         "/api/rooms", {"nickname": "Ann"}, content_type="application/json", **headers
     )

@@ -1,5 +1,5 @@
 """A websocket whose client does not read is closed with 4013 before its replies pile up in
-Daphne's memory (boggle_site.send_cap, installed by boggle_site.asgi).
+Daphne's memory (web.send_cap, installed by boggle_site.asgi).
 
 The end-to-end test runs a real Daphne on ``tests/site/flood_app.py`` (an application that
 sends what it is asked for), with a raw client that asks for 13 MB and reads nothing until
@@ -19,11 +19,11 @@ from pathlib import Path
 
 import pytest
 
-from boggle_site import send_cap
-from boggle_site.network import free_port
 from netlab.websocket_frames import client_text_frame, open_raw_websocket, server_frames
 from tests.servers import REPO_ROOT
 from tests.stack import poll_until
+from web import send_cap
+from web.network import free_port
 
 # "<count> <size>": frames the flood application sends (13 MB, far above the cap and the
 # few MB the kernel's socket buffers take on loopback).

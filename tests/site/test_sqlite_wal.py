@@ -9,8 +9,8 @@ import pytest
 from django.db import connection
 
 from boggle_site import env
-from boggle_site.sqlite.base import DatabaseWrapper, checkpoint_wal
 from games import background
+from web.sqlite.base import DatabaseWrapper, checkpoint_wal
 
 
 @pytest.fixture

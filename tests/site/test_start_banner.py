@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from boggle_site import start_banner
+from web import start_banner
 
 LIGHT = {"█": (1, 1), "▀": (1, 0), "▄": (0, 1), " ": (0, 0)}  # colour=False: block = light
 DARK = {" ": (0, 0), "▀": (1, 0), "▄": (0, 1), "█": (1, 1)}  # colour=True: block = dark
@@ -27,9 +27,9 @@ def decode(qr: str, colour: bool) -> str:
             bottom.append(0 if lower == colour else 255)
         pixels += [top, bottom]
     image = np.array(pixels, dtype=np.uint8)
-    image = cv2.copyMakeBorder(image, 4, 4, 4, 4, cv2.BORDER_CONSTANT, value=255)
-    image = cv2.resize(image, None, fx=10, fy=10, interpolation=cv2.INTER_NEAREST)
-    text, _, _ = cv2.QRCodeDetector().detectAndDecode(image)
+    bordered = cv2.copyMakeBorder(image, 4, 4, 4, 4, cv2.BORDER_CONSTANT, value=255)
+    scaled = cv2.resize(bordered, None, fx=10, fy=10, interpolation=cv2.INTER_NEAREST)
+    text, _, _ = cv2.QRCodeDetector().detectAndDecode(scaled)
     return text
 
 

@@ -1,5 +1,5 @@
 """A browser's websocket Origin must be one of the site's own origins: scheme, host and port
-(boggle_site.websocket_origin). The probe: with DJANGO_ALLOWED_HOSTS set, a page on
+(web.websocket_origin). The probe: with DJANGO_ALLOWED_HOSTS set, a page on
 http://127.0.0.1:9999 could open the site's sockets on port 8000."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from channels.testing import WebsocketCommunicator
 from django.test import override_settings
 
 from boggle_site.asgi import application
-from boggle_site.websocket_origin import OriginValidator, parse_origin
+from web.websocket_origin import OriginValidator, parse_origin
 
 PRODUCTION = {
     "BOGGLE_SERVES_LOCAL_NETWORK": False,

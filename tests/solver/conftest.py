@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from solver import dictionaries
-from solver.lexicon import Lexicon
+from solver.wordlist import WordList
 
 ENV = "BOGGLE_DICTIONARY_DIR"
 
@@ -41,21 +41,21 @@ def session_dictionary_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def english(session_dictionary_dir: Path) -> Lexicon:
+def english(session_dictionary_dir: Path) -> WordList:
     """The shipped English list, compiled once per session into the temporary cache."""
     with dictionary_dir_set_to(session_dictionary_dir):
         return dictionaries.load("english")
 
 
 @pytest.fixture(scope="session")
-def english_words(english: Lexicon) -> frozenset[str]:
-    """Every word of the compiled English lexicon."""
+def english_words(english: WordList) -> frozenset[str]:
+    """Every word of the compiled English word list."""
     return frozenset(english.trie.keys())
 
 
 @pytest.fixture
 def use_session_dictionaries(
-    english: Lexicon, session_dictionary_dir: Path, monkeypatch: pytest.MonkeyPatch
+    english: WordList, session_dictionary_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Path:
     """For one test: BOGGLE_DICTIONARY_DIR is the session cache, where english is compiled."""
     monkeypatch.setenv(ENV, str(session_dictionary_dir))

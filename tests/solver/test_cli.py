@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from solver import load_lexicon, parse_board, solve
+from solver import load_word_list, parse_board, solve
 from solver.cli import main
 from solver.dice import get_dice_set
 
@@ -203,7 +203,7 @@ def test_compile_prints_the_report(capsys, tmp_path):
         "too short": 1,
         "characters outside the alphabet": 1,
     }
-    assert set(load_lexicon(target).trie.keys()) == {"cat", "zebra"}
+    assert set(load_word_list(target).trie.keys()) == {"cat", "zebra"}
 
 
 def test_compile_options(capsys, tmp_path):
@@ -215,12 +215,12 @@ def test_compile_options(capsys, tmp_path):
     code, out, _ = run(capsys, *argv)
     assert code == 0
     assert out.splitlines()[0] == "4 words kept, 1 dropped"
-    lexicon = load_lexicon(target)
-    assert set(lexicon.trie.keys()) == {"ete", "paris", "qat", "at"}
-    assert lexicon.rules.fold_accents and not lexicon.rules.qu_rule
+    word_list = load_word_list(target)
+    assert set(word_list.trie.keys()) == {"ete", "paris", "qat", "at"}
+    assert word_list.rules.fold_accents and not word_list.rules.qu_rule
     code, out, _ = run(capsys, "compile", str(source), str(target), "--alphabet", "abcdefgh")
     assert code == 0
-    assert set(load_lexicon(target).trie.keys()) == {"abcdefgh"}
+    assert set(load_word_list(target).trie.keys()) == {"abcdefgh"}
 
 
 def test_compile_errors_exit_2(capsys, tmp_path):

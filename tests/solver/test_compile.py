@@ -1,4 +1,4 @@
-"""Lexicon rules, word-list reading and compiling, and the compile report."""
+"""WordList rules, word-list reading and compiling, and the compile report."""
 
 from __future__ import annotations
 
@@ -8,24 +8,24 @@ import pytest
 
 from solver import (
     DropReason,
-    LexiconError,
-    LexiconRules,
-    compile_lexicon,
+    WordListError,
+    WordRules,
+    compile_word_list,
     fold_accents,
     normalise_word,
     read_wordlist,
     read_wordlist_bytes,
 )
 from solver.compiler import EXAMPLES_PER_REASON, compile_file
-from solver.lexicon import load_lexicon
+from solver.wordlist import load_word_list
 
-DEFAULT = LexiconRules()
-FOLDING = LexiconRules(fold_accents=True)
+DEFAULT = WordRules()
+FOLDING = WordRules(fold_accents=True)
 
 
 def words_of(lines, rules=DEFAULT) -> set[str]:
-    lexicon, _ = compile_lexicon(lines, rules)
-    return set(lexicon.trie.keys())
+    word_list, _ = compile_word_list(lines, rules)
+    return set(word_list.trie.keys())
 
 
 # --- one word at a time ----------------------------------------------------------------
@@ -39,7 +39,7 @@ def words_of(lines, rules=DEFAULT) -> set[str]:
         ("CAT", DEFAULT, ("cat", None)),  # a list written in capitals
         ("Cat", DEFAULT, (None, DropReason.PROPER_NOUN)),
         ("McDonald", DEFAULT, (None, DropReason.PROPER_NOUN)),
-        ("Paris", LexiconRules(keep_capitalised=True), ("paris", None)),
+        ("Paris", WordRules(keep_capitalised=True), ("paris", None)),
         ("été", DEFAULT, (None, DropReason.OUTSIDE_ALPHABET)),
         ("été", FOLDING, ("ete", None)),
         ("œuvre", FOLDING, ("oeuvre", None)),
@@ -55,16 +55,16 @@ def words_of(lines, rules=DEFAULT) -> set[str]:
         ("abc1", DEFAULT, (None, DropReason.OUTSIDE_ALPHABET)),
         ("abbey's", DEFAULT, (None, DropReason.OUTSIDE_ALPHABET)),
         ("qat", DEFAULT, (None, DropReason.Q_WITHOUT_U)),
-        ("iraq", LexiconRules(keep_capitalised=True), (None, DropReason.Q_WITHOUT_U)),
+        ("iraq", WordRules(keep_capitalised=True), (None, DropReason.Q_WITHOUT_U)),
         ("quiz", DEFAULT, ("quiz", None)),
-        ("qat", LexiconRules(qu_rule=False), ("qat", None)),
+        ("qat", WordRules(qu_rule=False), ("qat", None)),
         ("at", DEFAULT, (None, DropReason.TOO_SHORT)),
-        ("at", LexiconRules(min_length=2), ("at", None)),
-        ("abcdefgh", LexiconRules(max_length=7), (None, DropReason.TOO_LONG)),
-        ("abcdefg", LexiconRules(max_length=7), ("abcdefg", None)),
+        ("at", WordRules(min_length=2), ("at", None)),
+        ("abcdefgh", WordRules(max_length=7), (None, DropReason.TOO_LONG)),
+        ("abcdefg", WordRules(max_length=7), ("abcdefg", None)),
         # Lengths count letters after folding: "œuf" is four letters.
-        ("œuf", LexiconRules(fold_accents=True, min_length=4), ("oeuf", None)),
-        ("œuf", LexiconRules(fold_accents=True, max_length=3), (None, DropReason.TOO_LONG)),
+        ("œuf", WordRules(fold_accents=True, min_length=4), ("oeuf", None)),
+        ("œuf", WordRules(fold_accents=True, max_length=3), (None, DropReason.TOO_LONG)),
         # A word written with a combining accent folds like the precomposed one.
         ("e\u0301te\u0301", FOLDING, ("ete", None)),
     ],
@@ -74,7 +74,7 @@ def test_normalise_word(raw, rules, expected):
 
 
 def test_custom_alphabet():
-    dutch_ij = LexiconRules(alphabet="abcdefghijklmnopqrstuvwxyzé")
+    dutch_ij = WordRules(alphabet="abcdefghijklmnopqrstuvwxyzé")
     assert normalise_word("été", dutch_ij) == ("été", None)
     assert normalise_word("ète", dutch_ij) == (None, DropReason.OUTSIDE_ALPHABET)
 
@@ -99,16 +99,16 @@ def test_fold_accents():
     ],
 )
 def test_bad_rules_are_refused(kwargs, message):
-    with pytest.raises(LexiconError, match=message):
-        LexiconRules(**kwargs)
+    with pytest.raises(WordListError, match=message):
+        WordRules(**kwargs)
 
 
 def test_rules_round_trip_through_a_dict():
-    rules = LexiconRules(alphabet="abc", fold_accents=True, qu_rule=False, min_length=2)
-    assert LexiconRules.from_dict(rules.to_dict()) == rules
+    rules = WordRules(alphabet="abc", fold_accents=True, qu_rule=False, min_length=2)
+    assert WordRules.from_dict(rules.to_dict()) == rules
     assert "_letters" not in rules.to_dict()
     # Unknown keys (from a newer writer) are ignored.
-    assert LexiconRules.from_dict({**rules.to_dict(), "future": 1}) == rules
+    assert WordRules.from_dict({**rules.to_dict(), "future": 1}) == rules
 
 
 # --- compiling a list and its report -----------------------------------------------------
@@ -129,11 +129,11 @@ def test_compile_keeps_and_drops_as_the_rules_say():
         "   ",
         "  bird  ",
     ]
-    lexicon, report = compile_lexicon(lines, DEFAULT)
-    assert set(lexicon.trie.keys()) == {"cat", "quiz", "bird"}
-    assert len(lexicon) == 3
-    assert "cat" in lexicon and "bird" in lexicon
-    assert "dog" not in lexicon and "Dog" not in lexicon and 3 not in lexicon
+    word_list, report = compile_word_list(lines, DEFAULT)
+    assert set(word_list.trie.keys()) == {"cat", "quiz", "bird"}
+    assert len(word_list) == 3
+    assert "cat" in word_list and "bird" in word_list
+    assert "dog" not in word_list and "Dog" not in word_list and 3 not in word_list
     assert report.lines == 12
     assert report.ignored_lines == 3
     assert report.kept == 3
@@ -158,19 +158,19 @@ def test_compile_keeps_and_drops_as_the_rules_say():
 
 def test_duplicates_after_folding_are_counted():
     lines = ["été", "ete", "ÉTÉ", "Été", "œuvre", "oeuvre"]
-    lexicon, report = compile_lexicon(lines, FOLDING)
-    assert set(lexicon.trie.keys()) == {"ete", "oeuvre"}
+    word_list, report = compile_word_list(lines, FOLDING)
+    assert set(word_list.trie.keys()) == {"ete", "oeuvre"}
     # "ete" and "ÉTÉ" repeat "été", "oeuvre" repeats "œuvre"; "Été" is a proper noun.
     assert report.dropped == {"duplicate": 3, "proper noun (capitalised)": 1}
     # Without folding the accented words are outside the alphabet.
-    lexicon, report = compile_lexicon(lines, DEFAULT)
-    assert set(lexicon.trie.keys()) == {"ete", "oeuvre"}
+    word_list, report = compile_word_list(lines, DEFAULT)
+    assert set(word_list.trie.keys()) == {"ete", "oeuvre"}
     assert report.dropped == {"characters outside the alphabet": 4}
 
 
 def test_examples_are_capped_per_reason():
     lines = [f"x{'q' * n}a" for n in range(1, 12)] + ["word"]
-    _, report = compile_lexicon(lines, DEFAULT)
+    _, report = compile_word_list(lines, DEFAULT)
     assert report.dropped["q not followed by u"] == 11
     assert report.examples["q not followed by u"] == lines[:EXAMPLES_PER_REASON]
 
@@ -178,31 +178,31 @@ def test_examples_are_capped_per_reason():
 def test_keep_capitalised_and_no_qu_rule():
     lines = ["Paris", "qat", "quiz", "Qatar"]
     assert words_of(lines) == {"quiz"}
-    assert words_of(lines, LexiconRules(keep_capitalised=True)) == {"paris", "quiz"}
-    assert words_of(lines, LexiconRules(qu_rule=False)) == {"qat", "quiz"}
-    both = LexiconRules(qu_rule=False, keep_capitalised=True)
+    assert words_of(lines, WordRules(keep_capitalised=True)) == {"paris", "quiz"}
+    assert words_of(lines, WordRules(qu_rule=False)) == {"qat", "quiz"}
+    both = WordRules(qu_rule=False, keep_capitalised=True)
     assert words_of(lines, both) == {"paris", "qat", "quiz", "qatar"}
 
 
 def test_min_and_max_length():
     lines = ["ab", "abc", "abcd", "abcde", "abcdef"]
-    assert words_of(lines, LexiconRules(min_length=4, max_length=5)) == {"abcd", "abcde"}
-    assert words_of(lines, LexiconRules(min_length=1)) == set(lines)
+    assert words_of(lines, WordRules(min_length=4, max_length=5)) == {"abcd", "abcde"}
+    assert words_of(lines, WordRules(min_length=1)) == set(lines)
 
 
 def test_words_sharing_prefixes_all_survive():
     # Prefixes of each other, siblings, and single letters: the node table must keep them all.
     lines = ["a", "ab", "abc", "abd", "abcd", "b", "ba", "bab", "z", "zz", "zzz", "zzzz"]
-    assert words_of(lines, LexiconRules(min_length=1)) == set(lines)
+    assert words_of(lines, WordRules(min_length=1)) == set(lines)
 
 
 @pytest.mark.parametrize(
     "lines",
     [[], [""], ["   ", "\t"], ["# only", "# comments"], ["Paris", "qat", "x1"], ["# x", "ab"]],
 )
-def test_nothing_usable_is_a_lexicon_error(lines):
-    with pytest.raises(LexiconError, match="no usable words"):
-        compile_lexicon(lines, DEFAULT)
+def test_nothing_usable_is_a_word_list_error(lines):
+    with pytest.raises(WordListError, match="no usable words"):
+        compile_word_list(lines, DEFAULT)
 
 
 # --- reading files -------------------------------------------------------------------------
@@ -234,19 +234,19 @@ def test_gzip_input():
 
 
 def test_binary_data_is_refused():
-    with pytest.raises(LexiconError, match="binary file, not a word list"):
+    with pytest.raises(WordListError, match="binary file, not a word list"):
         read_wordlist_bytes(b"cat\x00dog\n")
     utf16 = "cat\ndog\n".encode("utf-16")
-    with pytest.raises(LexiconError, match="binary file"):
+    with pytest.raises(WordListError, match="binary file"):
         read_wordlist_bytes(utf16)
-    with pytest.raises(LexiconError, match="binary file"):
+    with pytest.raises(WordListError, match="binary file"):
         read_wordlist_bytes(gzip.compress(b"\x00\x01\x02"))
 
 
 def test_truncated_gzip_is_refused():
     data = gzip.compress(b"apple\nbanana\ncherry\n" * 100)
     for cut in (3, 10, len(data) // 2, len(data) - 1):
-        with pytest.raises(LexiconError, match="gzip file is corrupt"):
+        with pytest.raises(WordListError, match="gzip file is corrupt"):
             read_wordlist_bytes(data[:cut])
 
 
@@ -254,18 +254,18 @@ def test_truncated_gzip_is_refused():
 @pytest.mark.parametrize("mask", [0x01, 0x55, 0xFF])
 def test_corrupt_gzip_body_is_refused(payload, mask):
     # A valid gzip header then a scrambled deflate stream: depending on the damage, gzip
-    # reports an early end or zlib reports invalid data. Either way: a LexiconError.
+    # reports an early end or zlib reports invalid data. Either way: a WordListError.
     data = bytearray(gzip.compress(payload))
     for index in range(12, len(data) - 8):
         data[index] ^= mask
-    with pytest.raises(LexiconError, match="gzip file is corrupt"):
+    with pytest.raises(WordListError, match="gzip file is corrupt"):
         read_wordlist_bytes(bytes(data))
 
 
 def test_corrupt_gzip_checksum_is_refused():
     data = bytearray(gzip.compress(b"apple\nbanana\n"))
     data[-8] ^= 0xFF  # the CRC32 of the trailer
-    with pytest.raises(LexiconError, match="gzip file is corrupt"):
+    with pytest.raises(WordListError, match="gzip file is corrupt"):
         read_wordlist_bytes(bytes(data))
 
 
@@ -276,35 +276,35 @@ def test_read_wordlist_files(tmp_path):
     packed = tmp_path / "words.txt.gz"
     packed.write_bytes(gzip.compress(b"three\n"))
     assert read_wordlist(str(packed)) == ["three"]
-    with pytest.raises(LexiconError, match=r"cannot read word list .*missing\.txt"):
+    with pytest.raises(WordListError, match=r"cannot read word list .*missing\.txt"):
         read_wordlist(tmp_path / "missing.txt")
-    with pytest.raises(LexiconError, match="cannot read word list"):
+    with pytest.raises(WordListError, match="cannot read word list"):
         read_wordlist(tmp_path)
 
 
-def test_compile_file_writes_a_loadable_lexicon(tmp_path):
+def test_compile_file_writes_a_loadable_word_list(tmp_path):
     source = tmp_path / "list.txt.gz"
     source.write_bytes(gzip.compress("cat\nDog\nquiz\n".encode("latin-1")))
     target = tmp_path / "out" / "list.lex"
     report = compile_file(source, target, DEFAULT, name="mine")
     assert report.kept == 2
-    lexicon = load_lexicon(target)
-    assert set(lexicon.trie.keys()) == {"cat", "quiz"}
-    assert lexicon.name == "mine"
-    assert lexicon.meta["report"]["dropped"] == {"proper noun (capitalised)": 1}
-    assert len(lexicon.meta["source_sha256"]) == 64
+    word_list = load_word_list(target)
+    assert set(word_list.trie.keys()) == {"cat", "quiz"}
+    assert word_list.name == "mine"
+    assert word_list.meta["report"]["dropped"] == {"proper noun (capitalised)": 1}
+    assert len(word_list.meta["source_sha256"]) == 64
 
 
-def test_compile_file_with_a_missing_source_is_a_lexicon_error(tmp_path):
-    with pytest.raises(LexiconError, match=r"missing\.txt"):
+def test_compile_file_with_a_missing_source_is_a_word_list_error(tmp_path):
+    with pytest.raises(WordListError, match=r"missing\.txt"):
         compile_file(tmp_path / "missing.txt", tmp_path / "out.lex", DEFAULT)
     assert not (tmp_path / "out.lex").exists()
 
 
-def test_compile_file_with_binary_source_is_a_lexicon_error(tmp_path):
+def test_compile_file_with_binary_source_is_a_word_list_error(tmp_path):
     source = tmp_path / "image.png"
     source.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
-    with pytest.raises(LexiconError, match="binary file"):
+    with pytest.raises(WordListError, match="binary file"):
         compile_file(source, tmp_path / "out.lex", DEFAULT)
     assert not (tmp_path / "out.lex").exists()
 
@@ -323,46 +323,46 @@ def random_bytes_without_nul(size: int, seed: int = 7) -> bytes:
 def test_random_binary_without_nul_bytes_is_refused(seed):
     """Not "ready with one word": decoded as Latin-1 it is full of control characters."""
     data = random_bytes_without_nul(20_000, seed)
-    with pytest.raises(LexiconError, match=r"control character|not a word list"):
-        compile_lexicon(read_wordlist_bytes(data), DEFAULT)
+    with pytest.raises(WordListError, match=r"control character|not a word list"):
+        compile_word_list(read_wordlist_bytes(data), DEFAULT)
 
 
 def test_a_control_character_names_its_line():
-    with pytest.raises(LexiconError, match=r"line 2 has a control character \(U\+0007\)"):
-        compile_lexicon(["cat", "do\x07g", "went"], DEFAULT)
+    with pytest.raises(WordListError, match=r"line 2 has a control character \(U\+0007\)"):
+        compile_word_list(["cat", "do\x07g", "went"], DEFAULT)
 
 
 def test_a_line_longer_than_a_word_is_refused():
-    with pytest.raises(LexiconError, match="line 3 is 65 characters long"):
-        compile_lexicon(["cat", "dog", "a" * 65], DEFAULT)
+    with pytest.raises(WordListError, match="line 3 is 65 characters long"):
+        compile_word_list(["cat", "dog", "a" * 65], DEFAULT)
     # Comments (licence text) may be longer; a 64-letter line is still a (too long) word.
-    lexicon, report = compile_lexicon(["# " + "x" * 300, "cat", "a" * 64], DEFAULT)
-    assert set(lexicon.trie.keys()) == {"cat"} and report.dropped == {"too long": 1}
+    word_list, report = compile_word_list(["# " + "x" * 300, "cat", "a" * 64], DEFAULT)
+    assert set(word_list.trie.keys()) == {"cat"} and report.dropped == {"too long": 1}
 
 
 def test_printable_junk_is_refused_when_few_lines_look_like_words():
     lines = ["cat", "dog", "x1!", "@@", "12345", "a=b", "{}"]
-    with pytest.raises(LexiconError, match=r"only 2 of 7 lines \(29%\) look like words"):
-        compile_lexicon(lines, DEFAULT)
+    with pytest.raises(WordListError, match=r"only 2 of 7 lines \(29%\) look like words"):
+        compile_word_list(lines, DEFAULT)
 
 
 def test_a_list_in_another_alphabet_is_refused():
     lines = ["кот", "собака", "дом", "cat"]
-    with pytest.raises(LexiconError, match="look like words"):
-        compile_lexicon(lines, DEFAULT)
+    with pytest.raises(WordListError, match="look like words"):
+        compile_word_list(lines, DEFAULT)
 
 
 def test_possessives_proper_nouns_and_accents_look_like_words():
     """Half the lines may be dropped by the rules and the list is still a word list."""
     lines = ["cat", "dog's", "Paris", "well-known", "été", "Zoë", "o'clock", "qat"]
-    lexicon, report = compile_lexicon(lines, DEFAULT)
-    assert set(lexicon.trie.keys()) == {"cat"}
+    word_list, report = compile_word_list(lines, DEFAULT)
+    assert set(word_list.trie.keys()) == {"cat"}
     assert report.wordlike == len(lines)
 
 
 def test_a_huge_binary_line_is_refused_without_reading_it_whole():
     data = b"cat\n" + b"\x01" * 100_000 + b"\n"
-    with pytest.raises(LexiconError, match="longer than 4096 characters"):
+    with pytest.raises(WordListError, match="longer than 4096 characters"):
         read_wordlist_bytes(data)
 
 

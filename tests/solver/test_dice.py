@@ -148,7 +148,7 @@ def test_a_board_with_two_qu_on_classic_dice_is_impossible():
     assert not could_roll(board.faces, get_dice_set("classic").dice)
 
 
-def test_dice_are_shuffled_over_the_cells():
+def test_dice_are_shuffled_over_the_cells() -> None:
     # In the classic set these faces are each on exactly one die, so where one shows tells
     # where that die landed. Over many seeds every such die must land in every cell.
     unique = {"qu", "z", "x", "j", "k"}

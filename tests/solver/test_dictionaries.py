@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from solver import LexiconError, LexiconRules, compile_lexicon, dictionaries, write_lexicon
+from solver import WordListError, WordRules, compile_word_list, dictionaries, write_word_list
 from solver.compiler import CompileReport
 
 KNOWN = "english, english-common, dutch, french"
@@ -43,7 +43,7 @@ def test_english_is_the_shipped_list_under_the_default_rules(english, english_wo
     assert english_words == plain_words(lines)
     assert len(english) == len(english_words) > 270_000
     assert english.name == "english"
-    assert english.rules == LexiconRules()
+    assert english.rules == WordRules()
     for word in ("cat", "queen", "quiz", "zebra", "aardvark"):
         assert word in english
     assert english.explain("qat") == (False, "q not followed by u")
@@ -61,10 +61,10 @@ def test_build_is_a_no_op_when_current_and_recompiles_when_forced(fresh_dictiona
     forced = dictionaries.build("english-common", force=True)
     assert isinstance(forced, CompileReport)
     assert forced.to_dict() == report.to_dict()
-    lexicon = dictionaries.load("english-common")
-    assert len(lexicon) == report.kept
-    assert "house" in lexicon
-    assert "abbey" in lexicon and "abbey's" not in lexicon
+    word_list = dictionaries.load("english-common")
+    assert len(word_list) == report.kept
+    assert "house" in word_list
+    assert "abbey" in word_list and "abbey's" not in word_list
 
 
 def test_a_damaged_compiled_file_is_rebuilt(fresh_dictionary_dir):
@@ -76,18 +76,18 @@ def test_a_damaged_compiled_file_is_rebuilt(fresh_dictionary_dir):
 
 
 def test_a_compiled_file_from_other_rules_or_source_is_rebuilt(fresh_dictionary_dir):
-    # A valid lexicon file under the english-common name, but from another list.
-    lexicon, _ = compile_lexicon(["cat", "dog"], LexiconRules(), name="english-common")
-    write_lexicon(lexicon, dictionaries.compiled_path("english-common"))
+    # A valid word list file under the english-common name, but from another list.
+    word_list, _ = compile_word_list(["cat", "dog"], WordRules(), name="english-common")
+    write_word_list(word_list, dictionaries.compiled_path("english-common"))
     assert dictionaries.build("english-common") is not None
     assert len(dictionaries.load("english-common")) > 30_000
 
 
 def test_load_by_name_compiles_on_first_use(fresh_dictionary_dir):
     assert not fresh_dictionary_dir.exists()
-    lexicon = dictionaries.load("english-common")
+    word_list = dictionaries.load("english-common")
     assert (fresh_dictionary_dir / "english-common.lex").exists()
-    assert lexicon.name == "english-common"
+    assert word_list.name == "english-common"
 
 
 def test_cache_dir_defaults_to_var_dictionaries(monkeypatch):
@@ -99,9 +99,9 @@ def test_cache_dir_defaults_to_var_dictionaries(monkeypatch):
 
 
 def test_unknown_names_list_the_known_ones(fresh_dictionary_dir):
-    with pytest.raises(LexiconError, match=f"unknown dictionary 'klingon'; known: {KNOWN}"):
+    with pytest.raises(WordListError, match=f"unknown dictionary 'klingon'; known: {KNOWN}"):
         dictionaries.build("klingon")
-    with pytest.raises(LexiconError, match=f"no dictionary named 'klingon'.*known: {KNOWN}"):
+    with pytest.raises(WordListError, match=f"no dictionary named 'klingon'.*known: {KNOWN}"):
         dictionaries.load("klingon")
 
 
@@ -110,7 +110,7 @@ def test_a_missing_debian_list_says_which_package_to_install(monkeypatch, fresh_
     gone = dataclasses.replace(entry, source=fresh_dictionary_dir / "no-such-list")
     monkeypatch.setitem(dictionaries.NAMED_LISTS, "french", gone)
     with pytest.raises(
-        LexiconError, match=r"french word list .* is missing.*apt-get install wfrench"
+        WordListError, match=r"french word list .* is missing.*apt-get install wfrench"
     ):
         dictionaries.load("french")
 
@@ -118,9 +118,9 @@ def test_a_missing_debian_list_says_which_package_to_install(monkeypatch, fresh_
 def test_a_plain_word_list_file_compiles_and_loads(fresh_dictionary_dir, tmp_path):
     source = tmp_path / "house-rules.txt"
     source.write_text("# our list\nzyx\nwvu\nParis\nqat\n", encoding="utf-8")
-    lexicon = dictionaries.load(source)
-    assert set(lexicon.trie.keys()) == {"zyx", "wvu"}
-    assert lexicon.name == "house-rules.txt"
+    word_list = dictionaries.load(source)
+    assert set(word_list.trie.keys()) == {"zyx", "wvu"}
+    assert word_list.name == "house-rules.txt"
     cached = list((fresh_dictionary_dir / "files").glob("*.lex"))
     assert len(cached) == 1
     # The same content again: the cached file, no new compile.
@@ -139,34 +139,34 @@ def test_a_gzipped_word_list_file_loads(fresh_dictionary_dir, tmp_path):
 
 
 def test_a_lex_file_path_loads(fresh_dictionary_dir, tmp_path):
-    lexicon, _ = compile_lexicon(["alpha", "beta"], LexiconRules(), name="greek")
+    word_list, _ = compile_word_list(["alpha", "beta"], WordRules(), name="greek")
     path = tmp_path / "greek.lex"
-    write_lexicon(lexicon, path)
+    write_word_list(word_list, path)
     loaded = dictionaries.load(str(path))
     assert set(loaded.trie.keys()) == {"alpha", "beta"}
     assert loaded.name == "greek"
     assert not fresh_dictionary_dir.exists()  # nothing compiled
 
 
-def test_bad_paths_are_lexicon_errors(fresh_dictionary_dir, tmp_path):
-    with pytest.raises(LexiconError, match="no such file"):
+def test_bad_paths_are_word_list_errors(fresh_dictionary_dir, tmp_path):
+    with pytest.raises(WordListError, match="no such file"):
         dictionaries.load(tmp_path / "missing.txt")
     binary = tmp_path / "photo.jpg"
     binary.write_bytes(b"\xff\xd8\xff\xe0\x00\x10JFIF\x00")
-    with pytest.raises(LexiconError, match="binary file"):
+    with pytest.raises(WordListError, match="binary file"):
         dictionaries.load(binary)
     bogus = tmp_path / "bogus.lex"
     bogus.write_text("cat\ndog\n")
-    with pytest.raises(LexiconError, match="not a compiled dictionary"):
+    with pytest.raises(WordListError, match="not a compiled dictionary"):
         dictionaries.load(bogus)
     empty = tmp_path / "empty.txt"
     empty.write_text("# nothing here\n\n")
-    with pytest.raises(LexiconError, match="no usable words"):
+    with pytest.raises(WordListError, match="no usable words"):
         dictionaries.load(empty)
 
 
 def test_a_directory_is_not_a_dictionary(fresh_dictionary_dir, tmp_path):
-    with pytest.raises(LexiconError, match="no such file"):
+    with pytest.raises(WordListError, match="no such file"):
         dictionaries.load(tmp_path)
 
 

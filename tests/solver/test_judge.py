@@ -1,4 +1,4 @@
-"""The referee (solver.judge): every verdict on hand-made boards and tiny lexicons, and
+"""The referee (solver.judge): every verdict on hand-made boards and tiny word lists, and
 scoring a round for several players."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import itertools
 
 import pytest
 
-from solver import compile_lexicon, parse_board, roll, solve
+from solver import compile_word_list, parse_board, roll, solve
 from solver.judge import (
     MAX_ENTRY_LENGTH,
     Verdict,
@@ -16,7 +16,7 @@ from solver.judge import (
     normalise_entry,
     score_round,
 )
-from solver.wordrules import LexiconRules
+from solver.wordrules import WordRules
 
 # Cells, numbered row by row:
 #    0 c   1 a   2 t   3 s
@@ -28,19 +28,19 @@ WORDS = ["cat", "cats", "qua", "quit", "quiet", "diet", "dog", "went", "tag", "t
 
 
 @pytest.fixture(scope="module")
-def lexicon():
-    """A tiny English lexicon (the default rules)."""
-    return compile_lexicon(WORDS, LexiconRules(), name="tiny")[0]
+def word_list():
+    """A tiny English word list (the default rules)."""
+    return compile_word_list(WORDS, WordRules(), name="tiny")[0]
 
 
 @pytest.fixture(scope="module")
 def folding():
-    """A tiny lexicon that folds accents, as the French and Dutch lists do."""
-    return compile_lexicon(["café", "thé", "élève"], LexiconRules(fold_accents=True))[0]
+    """A tiny word list that folds accents, as the French and Dutch lists do."""
+    return compile_word_list(["café", "thé", "élève"], WordRules(fold_accents=True))[0]
 
 
-def judge(entry, lexicon, min_length=3, already=frozenset(), board=BOARD):
-    return judge_entry(entry, board, lexicon, min_length, already=already)
+def judge(entry, word_list, min_length=3, already=frozenset(), board=BOARD):
+    return judge_entry(entry, board, word_list, min_length, already=already)
 
 
 def assert_path_spells(board, path, word):
@@ -56,25 +56,25 @@ def assert_path_spells(board, path, word):
 
 
 @pytest.mark.parametrize("word", ["cat", "cats", "diet", "dog", "went", "quit", "quiet"])
-def test_words_on_the_board_and_in_the_dictionary_are_accepted(lexicon, word):
+def test_words_on_the_board_and_in_the_dictionary_are_accepted(word_list, word):
     """A dictionary word spelled by adjacent dice is accepted, with a path that spells it."""
-    judgement = judge(word, lexicon)
+    judgement = judge(word, word_list)
     assert judgement.verdict is Verdict.ACCEPTED
     assert judgement.accepted
     assert judgement.word == word
     assert_path_spells(BOARD, judgement.path, word)
 
 
-def test_entries_are_trimmed_and_lower_cased(lexicon):
+def test_entries_are_trimmed_and_lower_cased(word_list):
     """Spaces around an entry and capitals (a phone's auto-capitalisation) do not matter."""
     for entry in ("  cat ", "CAT", "Cat", "cAt\n"):
-        judgement = judge(entry, lexicon)
+        judgement = judge(entry, word_list)
         assert (judgement.word, judgement.verdict) == ("cat", Verdict.ACCEPTED), entry
 
 
-def test_quit_path_uses_the_qu_die_once(lexicon):
+def test_quit_path_uses_the_qu_die_once(word_list):
     """The word "quit" is spelled qu-i-t: three dice, the Qu die as one cell."""
-    assert judge("quit", lexicon).path == (4, 5, 2)
+    assert judge("quit", word_list).path == (4, 5, 2)
 
 
 # ---------------------------------------------------------------- not a word
@@ -84,112 +84,112 @@ def test_quit_path_uses_the_qu_die_once(lexicon):
     "entry",
     ["", "   ", "c4t", "123", "ca-t", "c at", "cat!", "ca\x00t", "ca\x07t", "c\u200bat", "ca\tt"],
 )
-def test_entries_that_are_not_letters_are_not_words(lexicon, entry):
+def test_entries_that_are_not_letters_are_not_words(word_list, entry):
     """Digits, punctuation, inner spaces and control characters make no word."""
-    assert judge(entry, lexicon).verdict is Verdict.NOT_A_WORD
+    assert judge(entry, word_list).verdict is Verdict.NOT_A_WORD
 
 
-def test_a_ten_thousand_character_entry_is_refused_without_work(lexicon):
+def test_a_ten_thousand_character_entry_is_refused_without_work(word_list):
     """An absurdly long entry is not a word, and the judged word is cut to the maximum."""
-    judgement = judge("a" * 10_000, lexicon)
+    judgement = judge("a" * 10_000, word_list)
     assert judgement.verdict is Verdict.NOT_A_WORD
     assert len(judgement.word) == MAX_ENTRY_LENGTH
 
 
-def test_the_longest_allowed_entry_is_still_judged(lexicon):
+def test_the_longest_allowed_entry_is_still_judged(word_list):
     """An entry of exactly MAX_ENTRY_LENGTH letters gets a real verdict, not not_a_word."""
-    assert judge("a" * MAX_ENTRY_LENGTH, lexicon).verdict is Verdict.NOT_ON_BOARD
+    assert judge("a" * MAX_ENTRY_LENGTH, word_list).verdict is Verdict.NOT_ON_BOARD
 
 
-def test_normalise_entry_returns_empty_for_non_words(lexicon):
+def test_normalise_entry_returns_empty_for_non_words(word_list):
     """normalise_entry says "" for entries that cannot be words."""
-    assert normalise_entry("c4t", lexicon) == ""
-    assert normalise_entry(" Dog ", lexicon) == "dog"
+    assert normalise_entry("c4t", word_list) == ""
+    assert normalise_entry(" Dog ", word_list) == "dog"
 
 
 # ---------------------------------------------------------------- too short
 
 
-def test_too_short_for_the_room(lexicon):
+def test_too_short_for_the_room(word_list):
     """Below the room's minimum length is too short, even for a dictionary word on the board."""
-    assert judge("cat", lexicon, min_length=4).verdict is Verdict.TOO_SHORT
-    assert judge("cats", lexicon, min_length=4).verdict is Verdict.ACCEPTED
+    assert judge("cat", word_list, min_length=4).verdict is Verdict.TOO_SHORT
+    assert judge("cats", word_list, min_length=4).verdict is Verdict.ACCEPTED
 
 
-def test_two_letter_entries_are_too_short(lexicon):
+def test_two_letter_entries_are_too_short(word_list):
     """A two-letter entry is too short with the classic minimum of 3."""
-    judgement = judge("at", lexicon)
+    judgement = judge("at", word_list)
     assert (judgement.word, judgement.verdict) == ("at", Verdict.TOO_SHORT)
 
 
-def test_qu_counts_as_two_letters_for_length(lexicon):
+def test_qu_counts_as_two_letters_for_length(word_list):
     """The word "qua" uses two dice but has three letters: it meets a minimum of 3, not 4."""
-    assert judge("qua", lexicon, min_length=3).verdict is Verdict.ACCEPTED
-    assert judge("qua", lexicon, min_length=4).verdict is Verdict.TOO_SHORT
+    assert judge("qua", word_list, min_length=3).verdict is Verdict.ACCEPTED
+    assert judge("qua", word_list, min_length=4).verdict is Verdict.TOO_SHORT
     # "quit" is three dice, four letters.
-    assert judge("quit", lexicon, min_length=4).verdict is Verdict.ACCEPTED
+    assert judge("quit", word_list, min_length=4).verdict is Verdict.ACCEPTED
 
 
 # ---------------------------------------------------------------- already entered
 
 
-def test_a_word_the_player_already_has_is_already_entered(lexicon):
+def test_a_word_the_player_already_has_is_already_entered(word_list):
     """A word in the player's accepted set is refused as already entered, in any case."""
-    judgement = judge("CATS", lexicon, already={"cats"})
+    judgement = judge("CATS", word_list, already={"cats"})
     assert (judgement.word, judgement.verdict) == ("cats", Verdict.ALREADY_ENTERED)
-    assert judge("cat", lexicon, already={"cats"}).verdict is Verdict.ACCEPTED
+    assert judge("cat", word_list, already={"cats"}).verdict is Verdict.ACCEPTED
 
 
 # ---------------------------------------------------------------- not in the dictionary
 
 
-def test_a_word_on_the_board_but_not_in_the_dictionary(lexicon):
-    """The word "ate" is on the board (a-t-e) but not in the tiny lexicon."""
+def test_a_word_on_the_board_but_not_in_the_dictionary(word_list):
+    """The word "ate" is on the board (a-t-e) but not in the tiny word list."""
     assert find_word_path(BOARD, "ate") is not None
-    assert judge("ate", lexicon).verdict is Verdict.NOT_IN_DICTIONARY
+    assert judge("ate", word_list).verdict is Verdict.NOT_IN_DICTIONARY
 
 
-def test_a_q_without_u_is_not_on_the_board(lexicon):
+def test_a_q_without_u_is_not_on_the_board(word_list):
     """A q not followed by u can be typed, but the Qu die never spells a lone q."""
-    assert judge("qat", lexicon).verdict is Verdict.NOT_ON_BOARD
+    assert judge("qat", word_list).verdict is Verdict.NOT_ON_BOARD
 
 
-def test_extra_words_of_the_room_count_as_dictionary_words(lexicon):
+def test_extra_words_of_the_room_count_as_dictionary_words(word_list):
     """Words the room accepts on top of the dictionary pass the dictionary check."""
-    judgement = judge_entry("ate", BOARD, lexicon, 3, extra_words={"ate"})
+    judgement = judge_entry("ate", BOARD, word_list, 3, extra_words={"ate"})
     assert judgement.verdict is Verdict.ACCEPTED
 
 
 # ---------------------------------------------------------------- not on the board
 
 
-def test_a_dictionary_word_that_is_not_on_the_board(lexicon):
+def test_a_dictionary_word_that_is_not_on_the_board(word_list):
     """The word "zebra" is in the dictionary but nowhere on the board."""
-    judgement = judge("zebra", lexicon)
+    judgement = judge("zebra", word_list)
     assert (judgement.verdict, judgement.path) == (Verdict.NOT_ON_BOARD, None)
 
 
 @pytest.mark.parametrize("entry", ["xyzzy", "zzzqx", "blorp", "tga", "taat"])
-def test_a_word_the_board_does_not_spell_is_not_on_board_before_the_dictionary(lexicon, entry):
+def test_a_word_the_board_does_not_spell_is_not_on_board_before_the_dictionary(word_list, entry):
     """Letters missing from the board, or letters that do not touch, make not_on_board
     even when the dictionary does not have the word either: not_in_dictionary is only ever
     said of words the board spells (the words a player may challenge)."""
-    assert entry not in lexicon
-    judgement = judge(entry, lexicon)
+    assert entry not in word_list
+    judgement = judge(entry, word_list)
     assert (judgement.verdict, judgement.path) == (Verdict.NOT_ON_BOARD, None)
 
 
-def test_letters_must_touch(lexicon):
+def test_letters_must_touch(word_list):
     """All letters of "tag" are on the board, but a (cell 1) does not touch g (cell 10)."""
-    assert judge("tag", lexicon).verdict is Verdict.NOT_ON_BOARD
+    assert judge("tag", word_list).verdict is Verdict.NOT_ON_BOARD
 
 
-def test_a_die_is_used_once_per_word(lexicon):
+def test_a_die_is_used_once_per_word(word_list):
     """The word "tat" needs the t at cell 2 twice: the other t (cell 15) is far away."""
-    assert judge("tat", lexicon).verdict is Verdict.NOT_ON_BOARD
+    assert judge("tat", word_list).verdict is Verdict.NOT_ON_BOARD
 
 
-def test_a_qu_die_cannot_spell_a_lone_q_or_u(lexicon):
+def test_a_qu_die_cannot_spell_a_lone_q_or_u(word_list):
     """The Qu die gives "qu" together: "qa" or "ui" paths through it do not exist."""
     assert find_word_path(BOARD, "qi") is None
     assert find_word_path(BOARD, "ui") is None
@@ -206,16 +206,16 @@ def test_blocked_cells_spell_nothing():
 # ---------------------------------------------------------------- accents
 
 
-def test_accents_fold_for_a_folding_lexicon(folding):
-    """With a folding lexicon "café" and "cafe" are the same word, typed either way."""
+def test_accents_fold_for_a_folding_word_list(folding):
+    """With a folding word list "café" and "cafe" are the same word, typed either way."""
     board = parse_board("cafe thxx lvyy zzzz")
     for entry in ("café", "cafe", "CAFÉ", "Café"):
         judgement = judge(entry, folding, board=board)
         assert (judgement.word, judgement.verdict) == ("cafe", Verdict.ACCEPTED), entry
 
 
-def test_words_the_folding_lexicon_drops_are_still_reported_folded(folding):
-    """The entry "Où" is too short for the lexicon itself; the verdict names it folded."""
+def test_words_the_folding_word_list_drops_are_still_reported_folded(folding):
+    """The entry "Où" is too short for the word list itself; the verdict names it folded."""
     judgement = judge("Où", folding)
     assert (judgement.word, judgement.verdict) == ("ou", Verdict.TOO_SHORT)
 
@@ -227,9 +227,9 @@ def test_folded_words_count_as_already_entered(folding):
     assert judgement.verdict is Verdict.ALREADY_ENTERED
 
 
-def test_accents_are_kept_for_a_non_folding_lexicon(lexicon):
-    """The English lexicon does not fold: "càt" is not "cat" (and no die shows "à")."""
-    judgement = judge("càt", lexicon)
+def test_accents_are_kept_for_a_non_folding_word_list(word_list):
+    """The English word list does not fold: "càt" is not "cat" (and no die shows "à")."""
+    judgement = judge("càt", word_list)
     assert (judgement.word, judgement.verdict) == ("càt", Verdict.NOT_ON_BOARD)
 
 
@@ -241,9 +241,9 @@ def test_a_decomposed_accent_is_judged_like_the_composed_letter(folding, entry):
     assert judge(entry, folding, board=board).verdict is Verdict.ACCEPTED
 
 
-def test_a_decomposed_accent_gets_the_composed_verdict_without_folding(lexicon):
+def test_a_decomposed_accent_gets_the_composed_verdict_without_folding(word_list):
     """Without folding too, decomposed and composed input give the same verdict and word."""
-    assert judge("ca\u0300t", lexicon) == judge("càt", lexicon)
+    assert judge("ca\u0300t", word_list) == judge("càt", word_list)
 
 
 # ---------------------------------------------------------------- score_round
@@ -310,14 +310,14 @@ def test_players_without_words_get_an_empty_list():
     assert score_round({"ann": [], "bob": ["cat"]}, 4, 4)["ann"] == []
 
 
-# ---------------------------------------------------------------- a 3x3 board, folding lexicon
+# ---------------------------------------------------------------- a 3x3 board, folding word list
 
 # qu i  s     0 1 2
 # e  e  x     3 4 5
 # u  n  t     6 7 8
 QIS_BOARD = parse_board("qis eex unt")
-QIS_LEXICON = compile_lexicon(
-    ["quiet", "queen", "ten", "net", "six", "exit", "tune", "ete"], LexiconRules(fold_accents=True)
+QIS_LEXICON = compile_word_list(
+    ["quiet", "queen", "ten", "net", "six", "exit", "tune", "ete"], WordRules(fold_accents=True)
 )[0]
 
 
@@ -340,7 +340,7 @@ def test_find_word_path_agrees_with_solve(english):
 
 
 def test_verdicts():
-    """Each verdict on a 3x3 board with a Qu die and a folding lexicon."""
+    """Each verdict on a 3x3 board with a Qu die and a folding word list."""
 
     def verdict(entry, **kwargs):
         return judge_entry(entry, QIS_BOARD, QIS_LEXICON, 3, **kwargs).verdict
@@ -358,7 +358,7 @@ def test_verdicts():
     assert verdict("") is Verdict.NOT_A_WORD
     assert verdict("nix", extra_words={"nix"}) is Verdict.NOT_ON_BOARD
     assert verdict("six", extra_words={"nix"}) is Verdict.ACCEPTED
-    # Accents fold as the lexicon folds them: "été" is "ete", in the dictionary, but only one
+    # Accents fold as the word list folds them: "été" is "ete", in the dictionary, but only one
     # e, (1,1), touches t(2,2), so not on the board.
     assert judge_entry("été", QIS_BOARD, QIS_LEXICON, 3).word == "ete"
     assert verdict("été") is Verdict.NOT_ON_BOARD

@@ -5,14 +5,14 @@ from __future__ import annotations
 import pytest
 
 from solver import (
-    compile_lexicon,
+    compile_word_list,
     default_min_length,
     parse_board,
     points_table,
     solve,
     word_points,
 )
-from solver.wordrules import LexiconRules
+from solver.wordrules import WordRules
 
 # The rule sheet's table: letters -> points, 8 or more letters 11.
 CLASSIC = {3: 1, 4: 1, 5: 2, 6: 3, 7: 5, 8: 11, 9: 11, 10: 11, 12: 11, 16: 11, 36: 11}
@@ -65,13 +65,13 @@ def test_default_min_length(rows, cols, minimum):
 
 def test_queue_on_a_qu_die_scores_as_five_letters():
     # q u e u e: the Qu die, then E, U, E. Five letters (2 points) though four dice.
-    lexicon, _ = compile_lexicon(["queue", "queen", "quee"], LexiconRules())
+    word_list, _ = compile_word_list(["queue", "queen", "quee"], WordRules())
     # qu e  u      queue: qu(0,0) e(0,1) u(0,2) e(1,1)
     # x  e  x      queen: qu(0,0) e(0,1) e(1,1) n(2,2)
     # x  x  n      quee:  qu(0,0) e(0,1) e(1,1)
     # x  x  x
     board = parse_board("qeu xex xxn xxx")
-    solution = solve(board, lexicon)
+    solution = solve(board, word_list)
     found = solution.by_word()
     assert found["queue"].points == 2
     assert found["queue"].path == (0, 1, 2, 4)
@@ -84,12 +84,12 @@ def test_queue_on_a_qu_die_scores_as_five_letters():
 
 def test_solve_scores_by_board_shape():
     # A ten-letter word scores 11 on a 4x4-sized board and 15 on 6x6.
-    lexicon, _ = compile_lexicon(["abcdefghij"], LexiconRules())
+    word_list, _ = compile_word_list(["abcdefghij"], WordRules())
     # a-b-c-d along the top row, e below d, then f g h leftwards, i below h, j right of i.
     small = parse_board("abcd hgfe ijxx xxxx")
-    assert solve(small, lexicon).by_word()["abcdefghij"].points == 11
+    assert solve(small, word_list).by_word()["abcdefghij"].points == 11
     big = parse_board("abcdxx hgfexx ijxxxx xxxxxx xxxxxx xxxxxx")
-    assert solve(big, lexicon).by_word()["abcdefghij"].points == 15
+    assert solve(big, word_list).by_word()["abcdefghij"].points == 15
     # 5x6 is not Super Big: 11.
     wide = parse_board("abcdxx hgfexx ijxxxx xxxxxx xxxxxx")
-    assert solve(wide, lexicon).by_word()["abcdefghij"].points == 11
+    assert solve(wide, word_list).by_word()["abcdefghij"].points == 11

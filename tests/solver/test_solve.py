@@ -16,8 +16,8 @@ import pytest
 
 from solver import (
     Board,
-    LexiconRules,
-    compile_lexicon,
+    WordRules,
+    compile_word_list,
     find_paths,
     from_faces,
     parse_board,
@@ -25,17 +25,17 @@ from solver import (
     solve,
 )
 from solver.dice import DICE_SETS
-from solver.lexicon import Lexicon
+from solver.wordlist import WordList
 
-ANY_LENGTH = LexiconRules(min_length=1)
-
-
-def lexicon_of(words, rules: LexiconRules = ANY_LENGTH) -> Lexicon:
-    return compile_lexicon(words, rules)[0]
+ANY_LENGTH = WordRules(min_length=1)
 
 
-def words_found(board: Board, lexicon: Lexicon, min_length: int | None = None) -> set[str]:
-    return {found.word for found in solve(board, lexicon, min_length).words}
+def word_list_of(words, rules: WordRules = ANY_LENGTH) -> WordList:
+    return compile_word_list(words, rules)[0]
+
+
+def words_found(board: Board, word_list: WordList, min_length: int | None = None) -> set[str]:
+    return {found.word for found in solve(board, word_list, min_length).words}
 
 
 # --- independent reference code -----------------------------------------------------------
@@ -197,7 +197,7 @@ CAT_PATHS = {
 
 def test_hand_checked_board():
     board = parse_board(CAT_BOARD)
-    solution = solve(board, lexicon_of(CAT_WORDS))
+    solution = solve(board, word_list_of(CAT_WORDS))
     assert {found.word: found.path for found in solution.words} == CAT_PATHS
     assert all(found.points == 1 for found in solution.words)
     assert solution.total_points == 10
@@ -209,19 +209,19 @@ def test_hand_checked_board():
 
 def test_min_length_filters_words():
     board = parse_board(CAT_BOARD)
-    lexicon = lexicon_of(CAT_WORDS)
-    assert words_found(board, lexicon, 2) == set(CAT_PATHS) | {"at", "do"}
-    assert solve(board, lexicon, 2).by_word()["at"].points == 0
-    assert words_found(board, lexicon, 3) == set(CAT_PATHS)
-    assert words_found(board, lexicon) == set(CAT_PATHS)  # 3x3: 3 letters by default
-    assert words_found(board, lexicon, 4) == {"cats", "coat", "gods"}
-    assert words_found(board, lexicon, 5) == set()
+    word_list = word_list_of(CAT_WORDS)
+    assert words_found(board, word_list, 2) == set(CAT_PATHS) | {"at", "do"}
+    assert solve(board, word_list, 2).by_word()["at"].points == 0
+    assert words_found(board, word_list, 3) == set(CAT_PATHS)
+    assert words_found(board, word_list) == set(CAT_PATHS)  # 3x3: 3 letters by default
+    assert words_found(board, word_list, 4) == {"cats", "coat", "gods"}
+    assert words_found(board, word_list, 5) == set()
 
 
 def test_blocked_cells_are_never_used():
     # The d of CAT_BOARD blocked: every word through it goes.
     board = parse_board("cat o#s gxe")
-    solution = solve(board, lexicon_of(CAT_WORDS))
+    solution = solve(board, word_list_of(CAT_WORDS))
     assert {found.word: found.path for found in solution.words} == {
         word: CAT_PATHS[word] for word in ("cat", "cats", "coat", "sex")
     }
@@ -229,24 +229,24 @@ def test_blocked_cells_are_never_used():
 
 def test_a_blocked_cell_does_not_connect_its_neighbours():
     # a(0,0) touches only blocked cells; with x in the middle of the top row a-x-b is a path.
-    lexicon = lexicon_of(["ab", "axb", "bx", "xa"])
-    assert words_found(parse_board("a#b ##x xxx"), lexicon, 1) == {"bx"}
-    assert words_found(parse_board("axb ##x xxx"), lexicon, 1) == {"axb", "bx", "xa"}
+    word_list = word_list_of(["ab", "axb", "bx", "xa"])
+    assert words_found(parse_board("a#b ##x xxx"), word_list, 1) == {"bx"}
+    assert words_found(parse_board("axb ##x xxx"), word_list, 1) == {"axb", "bx", "xa"}
 
 
 def test_a_word_needing_the_same_die_twice_is_not_found():
-    lexicon = lexicon_of(["see", "sex", "aba", "abab"])
-    assert words_found(parse_board("sex ooo ooo"), lexicon) == {"sex"}
-    assert words_found(parse_board("see ooo ooo"), lexicon) == {"see"}
-    assert words_found(parse_board("abo ooo ooo"), lexicon) == set()
-    assert words_found(parse_board("aba ooo ooo"), lexicon) == {"aba"}
+    word_list = word_list_of(["see", "sex", "aba", "abab"])
+    assert words_found(parse_board("sex ooo ooo"), word_list) == {"sex"}
+    assert words_found(parse_board("see ooo ooo"), word_list) == {"see"}
+    assert words_found(parse_board("abo ooo ooo"), word_list) == set()
+    assert words_found(parse_board("aba ooo ooo"), word_list) == {"aba"}
     # A second b at (1,1) touches a(0,2): a b a b.
-    assert words_found(parse_board("aba obo ooo"), lexicon) == {"aba", "abab"}
+    assert words_found(parse_board("aba obo ooo"), word_list) == {"aba", "abab"}
 
 
 def test_a_word_counts_once_however_many_paths_spell_it():
-    lexicon = lexicon_of(["aaa", "aaaa", "a" * 9, "a" * 10])
-    solution = solve(parse_board("aaa aaa aaa"), lexicon)
+    word_list = word_list_of(["aaa", "aaaa", "a" * 9, "a" * 10])
+    solution = solve(parse_board("aaa aaa aaa"), word_list)
     assert [found.word for found in solution.words] == ["a" * 9, "aaa", "aaaa"]
     assert solution.words[0].points == 11
     assert len(set(solution.words[0].path)) == 9
@@ -264,8 +264,8 @@ def test_the_qu_die():
         *["qis", "uis", "exit", "unit", "tune", "nut", "quit", "quits", "suit"],  # not
     ]
     board = parse_board(QU_BOARD)
-    # Compiled without the Qu rule, so that "qis" is in the lexicon.
-    solution = solve(board, lexicon_of(words, LexiconRules(qu_rule=False)))
+    # Compiled without the Qu rule, so that "qis" is in the word list.
+    solution = solve(board, word_list_of(words, WordRules(qu_rule=False)))
     found = solution.by_word()
     # quiet: qu i(0,1) e(1,1) t(2,2). queen: qu e e n, either e first. queue: qu e u(2,0) e,
     # and u(2,0) touches both e. ten/net: t(2,2) e(1,1) n(2,1). sex: s(0,2) e(1,1) x(1,2).
@@ -284,9 +284,9 @@ def test_the_qu_die():
 
 
 def test_words_starting_or_ending_with_the_qu_die():
-    lexicon = lexicon_of(["qu", "equ", "aqua", "suq"], LexiconRules(min_length=1, qu_rule=False))
+    word_list = word_list_of(["qu", "equ", "aqua", "suq"], WordRules(min_length=1, qu_rule=False))
     # e(0,0) qu(0,1) a(0,2); a below qu at (1,1).
-    assert words_found(parse_board("eqa xax xxx"), lexicon, 1) == {"qu", "equ", "aqua"}
+    assert words_found(parse_board("eqa xax xxx"), word_list, 1) == {"qu", "equ", "aqua"}
 
 
 # th e  n     0 1 2
@@ -301,7 +301,7 @@ def test_two_letter_faces_spell_through():
         *["her", "tan", "thin", "hers", "tin", "seen"],
     ]
     board = parse_board(TWO_LETTER_BOARD)
-    solution = solve(board, lexicon_of(words))
+    solution = solve(board, word_list_of(words))
     # then: th e n along the top. than: th a(1,1) n(0,2). the: th e. era: er a. eras: er a
     # s(2,2). ans: an s. sane: s a n e. sin: s in. heer: he(2,0) er(1,0). inane: in(1,2)
     # a(1,1) n(0,2) e(0,1).
@@ -325,20 +325,22 @@ def test_two_letter_faces_spell_through():
     assert solution.total_points == 11
 
 
-def test_letters_outside_the_lexicon_alphabet_are_dead_cells():
-    lexicon = lexicon_of(["abc", "cab", "ba"], LexiconRules(alphabet="abc", min_length=1))
-    assert set(lexicon.trie.keys()) == {"abc", "cab", "ba"}
+def test_letters_outside_the_word_list_alphabet_are_dead_cells():
+    word_list = word_list_of(["abc", "cab", "ba"], WordRules(alphabet="abc", min_length=1))
+    assert set(word_list.trie.keys()) == {"abc", "cab", "ba"}
     # x, y and z are not in the alphabet: those cells are simply never used.
-    assert words_found(parse_board("abc xyz xyz"), lexicon, 1) == {"abc", "ba"}
+    assert words_found(parse_board("abc xyz xyz"), word_list, 1) == {"abc", "ba"}
     # a(0,0) c(0,1), b(1,1) touches both.
-    assert words_found(parse_board("acx ybz xyz"), lexicon, 1) == {"abc", "cab", "ba"}
-    assert words_found(parse_board("xyz xyz xyz"), lexicon, 1) == set()
+    assert words_found(parse_board("acx ybz xyz"), word_list, 1) == {"abc", "cab", "ba"}
+    assert words_found(parse_board("xyz xyz xyz"), word_list, 1) == set()
 
 
 def test_find_paths_maps_word_ids_to_paths():
     board = parse_board(CAT_BOARD)
-    lexicon = lexicon_of(CAT_WORDS)
-    paths = {lexicon.word(word_id): path for word_id, path in find_paths(board, lexicon).items()}
+    word_list = word_list_of(CAT_WORDS)
+    paths = {
+        word_list.word(word_id): path for word_id, path in find_paths(board, word_list).items()
+    }
     assert paths == {**CAT_PATHS, "at": (1, 2), "do": (4, 3)}
 
 
@@ -389,7 +391,7 @@ def english_text(english_words):
 
 @pytest.mark.parametrize(("name", "boards"), [("classic", 30), ("classic-1976", 20)])
 def test_english_solutions_match_a_per_word_search(english, english_text, name, boards):
-    # For each word of the lexicon that the board's letters could make (only letters on the
+    # For each word of the word list that the board's letters could make (only letters on the
     # board, no letter more often than the board has it), look for a path with the reference
     # search; the solver must find exactly those words.
     for seed in range(boards):
@@ -456,10 +458,10 @@ def test_brute_force_all_paths_on_3x3_boards():
     total = 0
     for _ in range(150):
         board = random_board(rng, 3, 3)
-        lexicon = lexicon_of(dictionary_for(rng, board))
-        words = set(lexicon.trie.keys())
+        word_list = word_list_of(dictionary_for(rng, board))
+        words = set(word_list.trie.keys())
         expected = words & spelled_anywhere(board)
-        solution = solve(board, lexicon, 1)
+        solution = solve(board, word_list, 1)
         assert {found.word for found in solution.words} == expected, board.to_text()
         assert_valid_solution(board, solution, words, 1)
         total += len(expected)
@@ -472,10 +474,10 @@ def test_per_word_search_on_random_boards(rows, cols):
     total = 0
     for _ in range(60 if rows * cols <= 20 else 15):
         board = random_board(rng, rows, cols)
-        lexicon = lexicon_of(dictionary_for(rng, board))
-        words = set(lexicon.trie.keys())
+        word_list = word_list_of(dictionary_for(rng, board))
+        words = set(word_list.trie.keys())
         expected = {word for word in words if spell(board, word) is not None}
-        solution = solve(board, lexicon, 1)
+        solution = solve(board, word_list, 1)
         assert {found.word for found in solution.words} == expected, board.to_text()
         assert_valid_solution(board, solution, words, 1)
         total += len(expected)

@@ -60,7 +60,7 @@ def test_the_first_pass_that_fits_a_grid_wins_and_later_ones_are_not_computed():
     reader = reader_with([(clutter, heats(clutter)), (board, heats(board)), (whole, heats(whole))])
     fit = reader._fit(IMAGE, (4, 5, 6))
     assert (fit.grid.rows, fit.grid.cols) == (4, 4)
-    assert reader.detector.asked == 2  # type: ignore[attr-defined]
+    assert reader.detector.asked == 2
 
 
 def test_tiny_dice_ask_to_move_closer():
@@ -166,18 +166,18 @@ def test_a_washed_out_photo_is_tried_again_darker():
     that fails too the first reason is the one reported."""
     photo = np.full((300, 300, 3), 200, np.uint8)
     reader = BoardReader.__new__(BoardReader)
-    reader.classifier = StubClassifier()  # type: ignore[assignment]
-    reader.detector = BrightnessDetector(darker_than=180)  # type: ignore[assignment]
+    reader.classifier = StubClassifier()
+    reader.detector = BrightnessDetector(darker_than=180)
     reading = reader.read(photo)
     assert (reading.rows, reading.cols) == (4, 4)
-    assert reader.detector.means[0] == 200 and reader.detector.means[1] < 180  # type: ignore[attr-defined]
+    assert reader.detector.means[0] == 200 and reader.detector.means[1] < 180
 
     # The darker copy finds too little for a grid, and so does the negative (dark dice,
     # light letters): the photo's own reason is reported.
-    reader.detector = BrightnessDetector(darker_than=180, dark_finds=2)  # type: ignore[assignment]
+    reader.detector = BrightnessDetector(darker_than=180, dark_finds=2)
     with pytest.raises(DiceCountError, match="found 12 dice"):
         reader.read(photo)
-    means = reader.detector.means  # type: ignore[attr-defined]
+    means = reader.detector.means
     assert means[0] == 200 and means[1] < 180 and means[2] == 55 and len(means) == 3
 
 
@@ -187,7 +187,7 @@ def test_the_darker_copy_keeps_black_and_white():
 
 
 def test_a_failed_reading_lets_its_pixels_go_without_the_cycle_collector() -> None:
-    """The web process collects cycles rarely (boggle_site.gc_tuning): an unreadable photo
+    """The web process collects cycles rarely (web.gc_tuning): an unreadable photo
     must not stay in memory through its error's traceback."""
     import gc
     import weakref

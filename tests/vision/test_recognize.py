@@ -34,7 +34,7 @@ def _read_faces_by_position(reading: BoardReading, centers: np.ndarray) -> list[
 def test_synthetic_board_with_turned_dice(reader: BoardReader, side: int, seed: int) -> None:
     """A rendered board with every die turned at random is found and read."""
     rng = np.random.default_rng(seed)
-    faces = [
+    faces: list[list[str]] | None = [
         ["e", "qu", "m", "w"],
         ["n", "z", "th", "a"],
         ["#", "r", "s", "t"],

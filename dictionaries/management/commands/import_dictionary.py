@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from django.core.management.base import BaseCommand, CommandError
 from django.template.defaultfilters import filesizeformat
 
-from dictionaries import services
+from dictionaries import files, services
 from dictionaries.exceptions import DictionaryError
+from dictionaries.models import DictionaryVersion
 from solver.dictionaries import NAMED_LISTS
 from solver.errors import SolverError
 
@@ -27,8 +30,8 @@ class Command(BaseCommand):
                 dictionary = services.import_named_list(name)
             except (DictionaryError, SolverError) as error:
                 raise CommandError(str(error)) from None
-            version = dictionary.current_version
+            version = cast(DictionaryVersion, dictionary.current_version)  # compiled just now
             self.stdout.write(
                 f"{name}: {version.word_count:,} words, {filesizeformat(version.file_size)}, "
-                f"{services.version_path(version)}"
+                f"{files.version_path(version)}"
             )

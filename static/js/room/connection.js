@@ -2,6 +2,7 @@
 // offline, disconnected) and a banner while the words cannot reach the server: while
 // reconnecting, with the seconds until the next try and a button to try now; while the
 // device is offline, saying that words typed meanwhile are kept and sent when it is back.
+// The table screen shows the badge alone, with its own word for "open" (it watches).
 
 import { gettext } from "../lib/i18n.js";
 
@@ -17,16 +18,19 @@ const LABELS = {
 const BANNER_STATUSES = new Set(["reconnecting", "offline"]);
 
 export class ConnectionBadge {
-  constructor(badge, banner, { onRetry }) {
+  /** `banner`: null for the badge alone. `labels`: the page's own words for some statuses. */
+  constructor(badge, banner, { onRetry = () => {}, labels = {} } = {}) {
     this.badge = badge;
     this.text = badge.querySelector(".connection-text");
+    this.labels = { ...LABELS, ...labels };
     this.banner = banner;
+    this.status = null;
+    this.retryAt = null;
+    if (!banner) return;
     this.bannerTexts = banner.querySelectorAll(".connection-banner-text[data-for]");
     this.retry = banner.querySelector(".connection-retry");
     // Seconds to the next try: shown, but outside any live region (no announcement a second).
     this.when = banner.querySelector(".connection-when");
-    this.status = null;
-    this.retryAt = null;
     this.retry.addEventListener("click", () => onRetry());
     window.setInterval(() => this.tick(), 1000);
   }
@@ -35,17 +39,20 @@ export class ConnectionBadge {
     this.status = connection.status;
     this.retryAt = connection.retryAt || null;
     this.badge.dataset.status = connection.status;
-    this.banner.dataset.status = connection.status;
-    this.banner.hidden = !BANNER_STATUSES.has(connection.status);
-    for (const text of this.bannerTexts) text.hidden = text.dataset.for !== connection.status;
-    // Offline, a retry cannot help: the page tries by itself as soon as the network is back.
-    this.retry.hidden = connection.status !== "reconnecting";
+    if (this.banner) {
+      this.banner.dataset.status = connection.status;
+      this.banner.hidden = !BANNER_STATUSES.has(connection.status);
+      for (const text of this.bannerTexts) text.hidden = text.dataset.for !== connection.status;
+      // Offline, a retry cannot help: the page tries by itself as soon as the network is back.
+      this.retry.hidden = connection.status !== "reconnecting";
+    }
     this.tick();
   }
 
   tick() {
-    const label = LABELS[this.status] || "";
+    const label = this.labels[this.status] || "";
     if (this.text.textContent !== label) this.text.textContent = label;
+    if (!this.banner) return;
     let when = "";
     if (this.status === "reconnecting" && this.retryAt) {
       const seconds = Math.ceil((this.retryAt - Date.now()) / 1000);

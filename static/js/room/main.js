@@ -17,20 +17,13 @@ import { PlayView } from "./play.js";
 import { PlayersView } from "./players.js";
 import { HistoryView } from "./history.js";
 import { ResultsView } from "./results.js";
+import { RoomLink } from "./room-link.js";
 import { SettingsView } from "./settings.js";
 import { StandingView } from "./standing.js";
 import { ShareView } from "./share.js";
-import { RoomSocket } from "./socket.js";
 import { RoomStore } from "./store.js";
 import { LockView, WaitingForHost, WaitingListView } from "./waiting-room.js";
 
-// Pings right after connecting, to estimate the clock offset from the best of several.
-const FIRST_PINGS = 4;
-const PING_SPACING_MS = 250;
-// A round past its deadline with no results after this long: ask for a fresh state.
-const RESULTS_OVERDUE_MS = 3000;
-// How long a pong's newer version may wait for its event before the page syncs.
-const VERSION_GRACE_MS = 1000;
 // A rate-limited word is sent again after this long.
 const RATE_LIMIT_RETRY_MS = 1500;
 
@@ -40,37 +33,17 @@ const store = new RoomStore(JSON.parse($("#room-state").textContent));
 const clock = new ServerClock();
 const outbox = new Outbox(code);
 const notices = new Notices($("#notices"));
-let socket = null;
-let lastSyncAt = 0;
 
 // ------------------------------------------------------------------ sending
 
 function send(message) {
-  if (socket && socket.send(message)) return true;
+  if (link.send(message)) return true;
   const text =
     store.connection.status === "offline"
       ? gettext("You're offline; try again when you're back online.")
       : gettext("Not connected right now; try again in a moment.");
   notices.show(text, { key: "offline" });
   return false;
-}
-
-function ping() {
-  return { type: "ping", client_time: Date.now() };
-}
-
-/** A pong says the room is at `version`: if this page is still behind a moment later (an
- * event may be on its way), it missed one, perhaps the last (a round's end): sync. */
-function checkVersion(version) {
-  if (typeof version !== "number" || version <= store.version) return;
-  window.setTimeout(() => {
-    if (store.version < version) requestSync();
-  }, VERSION_GRACE_MS);
-}
-
-function requestSync() {
-  lastSyncAt = Date.now();
-  if (socket) socket.send({ type: "sync" });
 }
 
 function submitWord(word) {
@@ -83,7 +56,7 @@ function submitWord(word) {
 }
 
 function sendEntry(entry) {
-  const sent = socket && socket.send({ type: "submit", word: entry.word, client_id: entry.client_id, request_id: entry.client_id });
+  const sent = link.send({ type: "submit", word: entry.word, client_id: entry.client_id, request_id: entry.client_id });
   if (!sent) store.markWaiting(entry.client_id, true);
 }
 
@@ -112,51 +85,6 @@ function resendOutbox() {
 }
 
 // ------------------------------------------------------------------ receiving
-
-function onMessage(message) {
-  clock.roughSample(message.server_time);
-  switch (message.type) {
-    case "state":
-      store.replace(message.state);
-      photoView.restore(message.state.photo);
-      socket.markHealthy();
-      resendOutbox();
-      break;
-    case "pong":
-      clock.sample(message.client_time, message.server_time);
-      checkVersion(message.version);
-      break;
-    case "verdict":
-      outbox.ack(message.client_id);
-      store.verdict(message);
-      break;
-    case "my_word": // entered in another tab of this player
-      store.myWord(message);
-      break;
-    case "hint": // practice rooms (hints.js)
-      playView.hints.shown(message);
-      break;
-    case "ok":
-      onOk(message);
-      break;
-    case "error":
-      onError(message);
-      break;
-    case "kicked":
-      outbox.clear();
-      store.setGone("kicked", message.message);
-      break;
-    case "left": // this player left the room, from this tab or another one
-      outbox.clear();
-      store.setGone("left", message.message);
-      break;
-    default:
-      if (typeof message.version === "number") {
-        if (store.applyEvent(message) === "gap") requestSync();
-        onRoomEvent(message);
-      }
-  }
-}
 
 function onRoomEvent(event) {
   if (event.type === "round.ended") {
@@ -253,37 +181,49 @@ function onError(message) {
   notices.show(text, { key: `error:${message.request}` });
 }
 
-function onStatus(status, detail) {
-  store.setConnection(status, detail);
+function onStatus(status) {
   if (status === "reconnecting" || status === "offline") {
     // Words sent but not answered before the drop wait too; resendOutbox sends them again.
     for (const word of store.words) {
       if (word.pending && !word.waiting) store.markWaiting(word.client_id, true);
     }
   }
-  if (status === "open") {
-    for (let i = 0; i < FIRST_PINGS; i += 1) {
-      window.setTimeout(() => socket && socket.send(ping()), i * PING_SPACING_MS);
-    }
-  }
 }
 
-function connect() {
-  if (socket) return;
-  const scheme = window.location.protocol === "https:" ? "wss" : "ws";
-  socket = new RoomSocket(`${scheme}://${window.location.host}/ws/rooms/${code}/`, {
-    onOpen: () => {},
-    onMessage,
-    onStatus,
-    makePing: ping,
-  });
-  socket.connect();
-}
+const link = new RoomLink(`/ws/rooms/${code}/`, {
+  store,
+  clock,
+  handlers: {
+    verdict: (message) => {
+      outbox.ack(message.client_id);
+      store.verdict(message);
+    },
+    my_word: (message) => store.myWord(message), // entered in another tab of this player
+    hint: (message) => playView.hints.shown(message), // practice rooms (hints.js)
+    ok: onOk,
+    error: onError,
+    kicked: (message) => {
+      outbox.clear();
+      store.setGone("kicked", message.message);
+    },
+    left: (message) => {
+      // This player left the room, from this tab or another one.
+      outbox.clear();
+      store.setGone("left", message.message);
+    },
+  },
+  onState: (state) => {
+    photoView.restore(state.photo);
+    resendOutbox();
+  },
+  onEvent: onRoomEvent,
+  onStatus,
+});
 
 // ------------------------------------------------------------------ views
 
 const badge = new ConnectionBadge($("#connection"), $("#connection-banner"), {
-  onRetry: () => socket && socket.retryNow(),
+  onRetry: () => link.retryNow(),
 });
 const playersView = new PlayersView($("#players"), $("#player-count"), {
   onKick: (playerId) => send({ type: "kick", player_id: playerId }),
@@ -567,11 +507,8 @@ function enterRoom(room) {
   store.gone = null;
   store.joinRequest = null;
   store.replace(room);
-  if (socket) {
-    socket.stop();
-    socket = null;
-  }
-  connect();
+  link.stop();
+  link.connect();
 }
 
 $("#waiting-cancel").addEventListener("click", () => {
@@ -618,13 +555,5 @@ if (store.phase === "join") {
   if (store.state.join_request) waitingForHost.resume(store.state.join_request);
   if (!window.matchMedia("(hover: none)").matches) $("#join-nickname").focus();
 } else {
-  connect();
+  link.connect();
 }
-
-// A round past its deadline whose results have not come: the event may have been lost.
-window.setInterval(() => {
-  const round = store.round;
-  if (!round || round.status !== "running" || round.ends_at === null) return;
-  const late = clock.now() - round.ends_at;
-  if (late > RESULTS_OVERDUE_MS && Date.now() - lastSyncAt > RESULTS_OVERDUE_MS) requestSync();
-}, 1000);

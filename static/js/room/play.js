@@ -6,15 +6,15 @@ import { gettext, ngettext } from "../lib/i18n.js";
 import { capitalise } from "../lib/api.js";
 import { BoardInput } from "./board-input.js";
 import { BoardView } from "./board.js";
-import { clockText, pointsText, reasonText, roundInGame, wordPoints, wordsText } from "./format.js";
+import { pointsText, reasonText, roundInGame, wordPoints, wordsText } from "./format.js";
 import { findPath, wordOf } from "./paths.js";
 import { HintView } from "./hints.js";
-import { fractionLeft, roundClock } from "./timer.js";
+import { roundClock } from "./timer.js";
+import { TimerView, URGENT_SECONDS } from "./timer-view.js";
 import { WordsLeftView } from "./words-left.js";
 
-// Seconds left at which the timer is announced and turns urgent.
+// Seconds left at which the timer is announced (it turns urgent at URGENT_SECONDS).
 const ANNOUNCE_AT = [60, 30, 10];
-const URGENT_SECONDS = 10;
 // How long a submitted path stays lit in its verdict's style.
 const FLASH_MS = 700;
 // How many of the latest words the strip under the word field shows.
@@ -39,10 +39,6 @@ export class PlayView {
     this.el = {
       title: $("#round-title", root),
       rules: $("#round-rules", root),
-      timer: $("#timer", root),
-      timerLabel: $("#timer-label", root),
-      timerValue: $("#timer-value", root),
-      timebar: $("#timebar-fill", root),
       countdown: $("#countdown", root),
       form: $("#entry-form", root),
       entry: $("#entry", root),
@@ -58,6 +54,12 @@ export class PlayView {
       recentList: $("#recent-list", root),
     };
     this.board = new BoardView($("#play-board", root), { label: gettext("Board") });
+    this.timer = new TimerView({
+      timer: $("#timer", root),
+      label: $("#timer-label", root),
+      value: $("#timer-value", root),
+      bar: $("#timebar-fill", root),
+    });
     this.wordsLeft = new WordsLeftView($("#recent-words", root));
     // Practice rooms only (the state's `hints`): right after the "Words left" chip.
     this.hints = new HintView(this.wordsLeft.button, { onAsk: onHint });
@@ -256,35 +258,8 @@ export class PlayView {
     const store = this.store;
     const round = store.round;
     if (!round || store.phase !== "play") return;
-    const now = this.clock.now();
-    const clock = roundClock(round, now);
-    const { timer, timerLabel, timerValue, timebar, countdown, entry, submit, clear } = this.el;
-    let label;
-    let value;
-    if (clock.phase === "preparing") {
-      label = gettext("Shaking the dice");
-      value = "…";
-    } else if (clock.phase === "countdown") {
-      label = gettext("Starts in");
-      value = String(Math.ceil(clock.left / 1000));
-    } else if (clock.phase === "playing" && clock.left === null) {
-      label = gettext("Untimed");
-      value = clockText(clock.elapsed);
-    } else if (clock.phase === "playing") {
-      label = gettext("Time left");
-      value = clockText(clock.left);
-    } else {
-      label = gettext("Time's up");
-      value = "0:00";
-    }
-    if (timerLabel.textContent !== label) timerLabel.textContent = label;
-    if (timerValue.textContent !== value) timerValue.textContent = value;
-    const seconds = clock.left === null ? null : Math.ceil(clock.left / 1000);
-    timer.dataset.phase = clock.phase;
-    timer.classList.toggle("urgent", clock.phase === "playing" && seconds !== null && seconds <= URGENT_SECONDS);
-    const fraction = clock.phase === "countdown" || clock.phase === "preparing" ? 1 : fractionLeft(round, now);
-    timebar.parentElement.hidden = fraction === null;
-    if (fraction !== null) timebar.style.transform = `scaleX(${fraction})`;
+    const { state: clock, value, seconds } = this.timer.show(round, this.clock.now());
+    const { countdown, entry, submit, clear } = this.el;
 
     countdown.hidden = !(clock.phase === "countdown" || clock.phase === "preparing" || clock.phase === "over");
     const countdownText =

@@ -8,102 +8,57 @@ import { $, announce, h } from "../lib/dom.js";
 import { gettext, ngettext } from "../lib/i18n.js";
 import { BoardView } from "../room/board.js";
 import { ServerClock } from "../room/clock.js";
-import { clockText, durationText, playersText, roundInGame } from "../room/format.js";
+import { ConnectionBadge } from "../room/connection.js";
+import { durationText, playersText, roundInGame } from "../room/format.js";
+import { RoomLink } from "../room/room-link.js";
 import { joinLink, qrSvg } from "../room/share.js";
-import { RoomSocket } from "../room/socket.js";
 import { RoomStore } from "../room/store.js";
-import { fractionLeft, roundClock } from "../room/timer.js";
+import { roundClock } from "../room/timer.js";
+import { TimerView } from "../room/timer-view.js";
 import { TableResults } from "./results.js";
 
-// Pings right after connecting, to estimate the clock offset from the best of several,
-// then one now and then to keep it fresh.
-const FIRST_PINGS = 4;
-const PING_SPACING_MS = 250;
+// Besides the pings of any page (room-link.js), one this often keeps the clock fresh.
 const PING_EVERY_MS = 30000;
-// A round past its deadline with no results after this long: ask for a fresh state.
-const RESULTS_OVERDUE_MS = 3000;
-// How long a pong's newer version may wait for its event before the page syncs.
-const VERSION_GRACE_MS = 1000;
-const URGENT_SECONDS = 10;
-const CONNECTION_LABELS = {
-  connecting: gettext("Connecting…"),
-  open: gettext("Watching"),
-  reconnecting: gettext("Reconnecting…"),
-  offline: gettext("Offline"),
-  closed: gettext("Disconnected"),
-};
 
 const root = $("#table");
 const code = root.dataset.code;
 const store = new RoomStore(JSON.parse($("#room-state").textContent));
 const clock = new ServerClock();
 const board = new BoardView($("#table-board"), { label: gettext("Board") });
+const timer = new TimerView({
+  timer: $("#table-timer"),
+  label: $("#table-timer-label"),
+  value: $("#table-timer-value"),
+  bar: $("#table-timebar-fill"),
+});
+const badge = new ConnectionBadge($("#table-connection"), null, { labels: { open: gettext("Watching") } });
 const results = new TableResults($("#table-results"), store);
-let socket = null;
-let lastSyncAt = 0;
 let gone = false;
 
 // ------------------------------------------------------------------ the socket
 
-function ping() {
-  return { type: "ping", client_time: Date.now() };
+function roomGone() {
+  gone = true;
+  render();
 }
 
-function requestSync() {
-  lastSyncAt = Date.now();
-  if (socket) socket.send({ type: "sync" });
-}
-
-function checkVersion(version) {
-  if (typeof version !== "number" || version <= store.version) return;
-  window.setTimeout(() => {
-    if (store.version < version) requestSync();
-  }, VERSION_GRACE_MS);
-}
-
-function onMessage(message) {
-  clock.roughSample(message.server_time);
-  if (message.type === "state") {
-    store.replace(message.state);
-    socket.markHealthy();
-  } else if (message.type === "pong") {
-    clock.sample(message.client_time, message.server_time);
-    checkVersion(message.version);
-  } else if (message.type === "error") {
-    if (message.code === "room_not_found") {
-      gone = true;
-      render();
-    }
-  } else if (typeof message.version === "number") {
-    if (store.applyEvent(message) === "gap") requestSync();
-    if (message.type === "round.started") announce(gettext("Round %(number)s starts in a few seconds.", { number: roundInGame(message.round) }));
-    if (message.type === "round.ended") announce(gettext("Round %(number)s is over.", { number: roundInGame(message.results.round) }));
-  }
-}
-
-function onStatus(status, detail) {
-  store.setConnection(status, detail);
-  if (status === "open") {
-    for (let i = 0; i < FIRST_PINGS; i += 1) {
-      window.setTimeout(() => socket && socket.send(ping()), i * PING_SPACING_MS);
-    }
-  }
-  if (status === "closed" && detail.code === 4404) {
-    gone = true;
-    render();
-  }
-}
-
-function connect() {
-  const scheme = window.location.protocol === "https:" ? "wss" : "ws";
-  socket = new RoomSocket(`${scheme}://${window.location.host}/ws/rooms/${code}/watch/`, {
-    onOpen: () => {},
-    onMessage,
-    onStatus,
-    makePing: ping,
-  });
-  socket.connect();
-}
+const link = new RoomLink(`/ws/rooms/${code}/watch/`, {
+  store,
+  clock,
+  pingEveryMs: PING_EVERY_MS,
+  handlers: {
+    error: (message) => {
+      if (message.code === "room_not_found") roomGone();
+    },
+  },
+  onEvent: (event) => {
+    if (event.type === "round.started") announce(gettext("Round %(number)s starts in a few seconds.", { number: roundInGame(event.round) }));
+    if (event.type === "round.ended") announce(gettext("Round %(number)s is over.", { number: roundInGame(event.results.round) }));
+  },
+  onStatus: (status, detail) => {
+    if (status === "closed" && detail.code === 4404) roomGone();
+  },
+});
 
 // ------------------------------------------------------------------ drawing
 
@@ -169,50 +124,13 @@ function renderCounts() {
 function tick() {
   const round = store.round;
   if (phase() !== "round" || !round) return;
-  const now = clock.now();
-  const state = roundClock(round, now);
-  let label;
-  let value;
-  if (state.phase === "preparing") {
-    label = gettext("Shaking the dice");
-    value = "…";
-  } else if (state.phase === "countdown") {
-    label = gettext("Starts in");
-    value = String(Math.ceil(state.left / 1000));
-  } else if (state.phase === "playing" && state.left === null) {
-    label = gettext("Untimed");
-    value = clockText(state.elapsed);
-  } else if (state.phase === "playing") {
-    label = gettext("Time left");
-    value = clockText(state.left);
-  } else {
-    label = gettext("Time's up");
-    value = "0:00";
-  }
+  const { state, value } = timer.show(round, clock.now());
   board.showRound(round, state.phase);
-  const timer = $("#table-timer");
-  if ($("#table-timer-label").textContent !== label) $("#table-timer-label").textContent = label;
-  if ($("#table-timer-value").textContent !== value) $("#table-timer-value").textContent = value;
-  timer.dataset.phase = state.phase;
-  const seconds = state.left === null ? null : Math.ceil(state.left / 1000);
-  timer.classList.toggle("urgent", state.phase === "playing" && seconds !== null && seconds <= URGENT_SECONDS);
-  const fraction = state.phase === "countdown" || state.phase === "preparing" ? 1 : fractionLeft(round, now);
-  const fill = $("#table-timebar-fill");
-  fill.parentElement.hidden = fraction === null;
-  if (fraction !== null) fill.style.transform = `scaleX(${fraction})`;
   const countdown = $("#table-countdown");
   countdown.hidden = !["countdown", "preparing", "over"].includes(state.phase);
   const text = state.phase === "countdown" ? value : state.phase === "preparing" ? gettext("Shaking the dice…") : gettext("Time's up! Scoring…");
   if (countdown.textContent !== text) countdown.textContent = text;
   countdown.classList.toggle("number", state.phase === "countdown");
-}
-
-function renderConnection() {
-  const badge = $("#table-connection");
-  badge.dataset.status = store.connection.status;
-  const text = CONNECTION_LABELS[store.connection.status] || "";
-  const label = $(".connection-text", badge);
-  if (label.textContent !== text) label.textContent = text;
 }
 
 function render() {
@@ -228,7 +146,7 @@ function render() {
 }
 
 store.subscribe((current, changed) => {
-  if (changed.has("connection")) renderConnection();
+  if (changed.has("connection")) badge.render(current.connection);
   if (changed.size === 1 && changed.has("connection")) return;
   if (changed.size === 1 && changed.has("counts") && phase() === "round") {
     renderCounts();
@@ -239,18 +157,10 @@ store.subscribe((current, changed) => {
 
 // ------------------------------------------------------------------ start
 
-const link = root.dataset.joinUrl || joinLink(code);
-$("#table-qr").replaceChildren(qrSvg(link, gettext("QR code of the join link %(link)s", { link })));
-for (const text of document.querySelectorAll(".join-link-text")) text.textContent = link;
+const joinUrl = root.dataset.joinUrl || joinLink(code);
+$("#table-qr").replaceChildren(qrSvg(joinUrl, gettext("QR code of the join link %(link)s", { link: joinUrl })));
+for (const text of document.querySelectorAll(".join-link-text")) text.textContent = joinUrl;
 render();
-renderConnection();
-connect();
+badge.render(store.connection);
+link.connect();
 window.setInterval(tick, 200);
-window.setInterval(() => socket && socket.send(ping()), PING_EVERY_MS);
-// A round past its deadline whose results have not come: the event may have been lost.
-window.setInterval(() => {
-  const round = store.round;
-  if (!round || round.status !== "running" || round.ends_at === null) return;
-  const late = clock.now() - round.ends_at;
-  if (late > RESULTS_OVERDUE_MS && Date.now() - lastSyncAt > RESULTS_OVERDUE_MS) requestSync();
-}, 1000);

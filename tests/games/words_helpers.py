@@ -1,0 +1,28 @@
+"""The word path for synchronous tests: ``submit_word`` enters a word through
+``games.words.submit``, the coroutine a player's socket calls (``games.consumers``), with its
+database work on the test's own thread (``games.writers.on_calling_thread``), where the
+test's open transaction (pytest-django's ``db`` fixture) is visible and
+``CaptureQueriesContext(connection)`` counts it. Everything else is the players' path: the
+entry check, the round from memory, judging on the event loop, the lane, the late answers.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from asgiref.sync import async_to_sync
+
+from games import words, writers
+from games.models import Player
+from games.words import SubmitResult
+
+
+def submit_word(
+    player: Player, entry: Any, client_id: Any = "", received_at: float | None = None
+) -> SubmitResult:
+    """``player`` enters ``entry`` as their socket would: ``games.words.submit``, received
+    now unless ``received_at`` (epoch seconds) says when; its answer, or its exception."""
+    arrived = time.time() if received_at is None else received_at
+    with writers.on_calling_thread():
+        return async_to_sync(words.submit)(player.room_id, player.id, entry, client_id, arrived)

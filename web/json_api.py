@@ -1,0 +1,131 @@
+"""The JSON API's toolkit (docs/api.md): a view decorated with ``json_api`` answers every
+``ClientError`` as ``{"error": {"code", "message"}}`` with the error's status; bodies are
+read by ``read_json``; ``rate_limited`` counts a request against a per-address limit before
+any work; ``idempotent`` answers a retried POST as the first time (``web.idempotency``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.http import HttpRequest, JsonResponse
+from django.views.decorators.csrf import csrf_exempt
+
+from web import idempotency, throttle
+from web.body_limit import MAX_BODY_BYTES
+from web.errors import ClientError, IdempotencyKeyReused, InvalidInput, UnsupportedMediaType
+from web.models import IdempotentResponse
+
+# Longest Idempotency-Key kept.
+MAX_IDEMPOTENCY_KEY = 64
+
+View = Callable[..., JsonResponse]
+
+
+def error_response(error: ClientError) -> JsonResponse:
+    response = JsonResponse({"error": error.to_dict()}, status=error.status)
+    if isinstance(error, throttle.Throttled):
+        response["Retry-After"] = str(error.retry_after)
+    return response
+
+
+def json_api(view: View) -> View:
+    """Turn ClientErrors into JSON error responses; API clients carry no CSRF cookie."""
+
+    @csrf_exempt
+    @wraps(view)
+    def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> JsonResponse:
+        try:
+            return view(request, *args, **kwargs)
+        except ClientError as error:
+            return error_response(error)
+
+    return wrapper
+
+
+def rate_limited(limit: throttle.Limit) -> Callable[[View], View]:
+    """Count the request against ``limit`` for its address (web.throttle) before any work."""
+
+    def decorator(view: View) -> View:
+        @wraps(view)
+        def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> JsonResponse:
+            throttle.take(limit, throttle.client_address(request))
+            return view(request, *args, **kwargs)
+
+        return wrapper
+
+    return decorator
+
+
+def idempotent(view: View) -> View:
+    """A POST sent again with the same ``Idempotency-Key`` header by the same caller gets the
+    first answer (docs/api.md, "Retrying a request"); another caller's same key is another
+    key, and the same key with another body is refused (``web.idempotency``). The key is
+    taken in the same transaction as the work, so two copies racing in run the work once:
+    the second waits for the first."""
+
+    @wraps(view)
+    def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> JsonResponse:
+        key = request.headers.get("Idempotency-Key", "").strip()
+        if not key:
+            return view(request, *args, **kwargs)
+        if len(key) > MAX_IDEMPOTENCY_KEY or not key.isprintable():
+            raise InvalidInput(
+                f"Idempotency-Key is 1 to {MAX_IDEMPOTENCY_KEY} printable characters"
+            )
+        scope = {"key": key, "path": request.path}
+        scope["caller"] = idempotency.caller(request, bearer_token(request))
+        fingerprint = idempotency.request_hash(request)
+        with transaction.atomic():
+            try:
+                with transaction.atomic():  # a savepoint: a taken key leaves the rest usable
+                    record = IdempotentResponse.objects.create(
+                        **scope, request_hash=fingerprint, status=0, body={}
+                    )
+            except IntegrityError:  # answered before (or just now, by the first copy)
+                stored = IdempotentResponse.objects.get(**scope)
+                if stored.request_hash != fingerprint:
+                    raise IdempotencyKeyReused() from None
+                return JsonResponse(stored.body, status=stored.status)
+            response = view(request, *args, **kwargs)
+            if response.status_code >= 300:  # refused: a corrected retry may succeed
+                transaction.set_rollback(True)
+                return response
+            record.status = response.status_code
+            record.body = json.loads(response.content)
+            record.save(update_fields=["status", "body"])
+            return response
+
+    return wrapper
+
+
+def read_json(request: HttpRequest) -> dict[str, Any]:
+    """The request's body: a JSON object of at most MAX_BODY_BYTES, or {} when empty."""
+    if len(request.body) > MAX_BODY_BYTES:
+        raise InvalidInput(f"request body over {MAX_BODY_BYTES} bytes")
+    if not request.body:
+        return {}
+    if request.content_type != "application/json":
+        raise UnsupportedMediaType(
+            f"send the body as Content-Type: application/json, not {request.content_type!r}"
+        )
+    try:
+        data = json.loads(request.body)
+    except ValueError:
+        raise InvalidInput("the body is not valid JSON") from None
+    except RecursionError:  # the decoder recurses once per level
+        raise InvalidInput("the body's JSON is too deeply nested") from None
+    if not isinstance(data, dict):
+        raise InvalidInput("the body is a JSON object")
+    return data
+
+
+def bearer_token(request: HttpRequest) -> str | None:
+    """The token of an ``Authorization: Bearer`` header, or None."""
+    header = request.headers.get("Authorization", "")
+    scheme, _, token = header.partition(" ")
+    return token.strip() if scheme.lower() == "bearer" and token.strip() else None
