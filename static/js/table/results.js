@@ -64,9 +64,9 @@ export class TableResults {
     const rounds = roundsText(standing.rounds);
     if (names.length === 0) return gettext("The game is over after %(rounds)s.", { rounds });
     if (names.length === 1) {
-      return gettext("%(nickname)s wins after %(rounds)s! A new room is needed to play again.", { nickname: names[0], rounds });
+      return gettext("%(nickname)s wins after %(rounds)s! The host can start a new game in this room.", { nickname: names[0], rounds });
     }
-    return gettext("%(names)s and %(last)s share the win after %(rounds)s! A new room is needed to play again.", {
+    return gettext("%(names)s and %(last)s share the win after %(rounds)s! The host can start a new game in this room.", {
       names: names.slice(0, -1).join(", "),
       last: names.at(-1),
       rounds,
