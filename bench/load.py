@@ -311,6 +311,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="seconds after ends_at a client waits for its last verdicts; later = never answered",
     )
     parser.add_argument("--json", metavar="PATH", help="also write the figures to this file")
+    parser.add_argument(
+        "--profile",
+        metavar="DIR",
+        help="write a flame graph of each Daphne's CPU per round to DIR (py-spy; see "
+        "bench/crowd/profiling.py)",
+    )
     args = parser.parse_args(argv)
     if args.faults:
         names = list(FAULTS) if args.faults == "all" else args.faults.split(",")

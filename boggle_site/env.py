@@ -401,7 +401,7 @@ def channel_layers(env: Env) -> dict[str, Any]:
                 },
             }
         }
-    return {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer", "CONFIG": sizing}}
+    return {"default": {"BACKEND": "web.memory_layer.EmbeddedChannelLayer", "CONFIG": sizing}}
 
 
 def celery_config(env: Env) -> dict[str, Any]:

@@ -9,11 +9,13 @@ import contextlib
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 from bench.crowd.figures import log
 from bench.crowd.http_client import HttpResult, http_call
 from bench.crowd.player import Player
+from bench.crowd.profiling import Profiler
 from bench.crowd.run import Room, Run
 from bench.crowd.window import Window, take_snapshot
 from solver import dictionaries
@@ -182,6 +184,19 @@ async def sleep_until(wall: float) -> None:
 async def play_round(run: Run, rooms: list[Room], number: int, window: Window) -> None:
     players = [player for room in rooms for player in room.players]
     run.phase = f"round {number}: before play"
+    profiler = Profiler(Path(run.args.profile), run.site) if run.args.profile else None
+    if profiler is not None:
+        profiler.start(f"round{number}")
+    try:
+        await _play_round(run, rooms, number, window, players)
+    finally:
+        if profiler is not None:
+            await asyncio.to_thread(profiler.stop)
+
+
+async def _play_round(
+    run: Run, rooms: list[Room], number: int, window: Window, players: list[Player]
+) -> None:
     tasks = [asyncio.create_task(player.play_round(number)) for player in players]
     await asyncio.gather(*(start_room(run, room, number) for room in rooms))
     started = [room for room in rooms if number not in room.start_failed]

@@ -25,7 +25,7 @@ def test_defaults_are_self_contained_development() -> None:
     assert database["NAME"] == BASE / "var" / "db.sqlite3"
     assert database["OPTIONS"] == env.SQLITE_OPTIONS
     assert database["TEST"]["NAME"].endswith(".sqlite3")  # a file, as the site uses
-    assert env.channel_layers({})["default"]["BACKEND"] == "channels.layers.InMemoryChannelLayer"
+    assert env.channel_layers({})["default"]["BACKEND"] == "web.memory_layer.EmbeddedChannelLayer"
     celery = env.celery_config({})
     assert celery["task_always_eager"] is True
     assert celery["broker_url"] == "memory://"
