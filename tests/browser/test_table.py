@@ -6,8 +6,6 @@ BOGGLE_SCREENSHOT_DIR says.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from playwright.sync_api import Page, expect
 
@@ -17,6 +15,7 @@ from tests.browser.helpers import (
     create_room,
     my_word,
     overflowing,
+    screenshot,
     start_solo_round,
     type_word,
     wait_until_playing,
@@ -27,12 +26,10 @@ from tests.browser.helpers import (
 pytestmark = pytest.mark.browser
 
 TABLE_SCREEN = {"width": 1280, "height": 800}
-SHOTS = Path("/tmp/table-screens")
 
 
 def shot(page: Page, name: str) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"{name}.png"), animations="disabled")
+    screenshot(page, f"table-{name}")
 
 
 def table_faces(page: Page) -> list[list[str]]:

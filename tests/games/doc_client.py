@@ -51,6 +51,7 @@ class DocClient:
         self.state: dict[str, Any] | None = None
         self.version = -1
         self.offset_ms = 0.0
+        self.best_rtt_ms: int | None = None  # the shortest ping round trip of sync_clock
         self.seen: list[dict] = []  # every message received, in order
         self.unanswered: dict[str, str] = {}  # client_id -> word sent, no verdict yet
         self.drop_next_event = False  # tests: lose one room event to cause a gap
@@ -178,13 +179,13 @@ class DocClient:
 
     async def sync_clock(self, pings: int = 3) -> None:
         """Offset to the server's clock from the ping with the smallest round trip."""
-        best_rtt = None
+        self.best_rtt_ms = None
         for _ in range(pings):
             pong = await self.request({"type": "ping", "client_time": now_ms()})
             arrived = now_ms()
             rtt = arrived - pong["client_time"]
-            if best_rtt is None or rtt < best_rtt:
-                best_rtt = rtt
+            if self.best_rtt_ms is None or rtt < self.best_rtt_ms:
+                self.best_rtt_ms = rtt
                 self.offset_ms = pong["server_time"] - (pong["client_time"] + arrived) / 2
 
     def server_now(self) -> float:

@@ -29,7 +29,10 @@ async def test_doc_client_plays_a_round() -> None:
         assert (await bob.connect())["type"] == "state"
         assert bob.state is not None and bob.state["you"] == bob.player_id
         await ann.sync_clock()
-        assert abs(ann.offset_ms) < 1000  # same machine
+        # One clock on both sides: the server read it between the ping and its pong, so
+        # the estimate is off by at most half the round trip (plus a millisecond's rounding).
+        assert ann.best_rtt_ms is not None
+        assert abs(ann.offset_ms) <= ann.best_rtt_ms / 2 + 1
 
         assert (await bob.request({"type": "start_round"}))["code"] == "not_host"
         for number in range(1, 6):  # one rolled board in a thousand has under 6 words
