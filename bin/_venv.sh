@@ -2,8 +2,9 @@
 #
 # ensure_venv REQUIREMENTS_FILE
 #   Creates .venv with Python >= 3.11 if missing, installs REQUIREMENTS_FILE into it unless
-#   a stamp shows those exact requirements are already installed, and puts .venv/bin first
-#   on PATH. Precondition: the current directory is the repository root.
+#   a stamp shows those exact requirements are already installed, builds the solver's C core
+#   (python -m solver.native build) and puts .venv/bin first on PATH. Precondition: the
+#   current directory is the repository root.
 
 MIN_PYTHON="3.11"
 
@@ -47,6 +48,11 @@ ensure_venv() {
         echo "Installing $requirements into .venv"
         .venv/bin/python -m pip install --disable-pip-version-check --quiet -r "$requirements"
         echo "$wanted" >"$stamp"
+    fi
+    # The solver's C core: optional (the solver falls back to pure Python), so a failure only
+    # warns. Quick when up to date: it compares a digest of the source, nothing compiles.
+    if ! .venv/bin/python -m solver.native build --quiet; then
+        echo "warning: the solver's C core did not build; the solver runs in pure Python." >&2
     fi
     export PATH="$PWD/.venv/bin:$PATH"
     export VIRTUAL_ENV="$PWD/.venv"

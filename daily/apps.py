@@ -14,7 +14,7 @@ class DailyConfig(AppConfig):
         from games.models import Room, Round
         from games.state import add_state_part
 
-        signals.round_ended.connect(attempts.record_round, sender=Round, dispatch_uid="daily")
+        signals.rounds_ended.connect(attempts.record_rounds, sender=Round, dispatch_uid="daily")
         signals.player_joining.connect(attempts.refuse_join, sender=Room, dispatch_uid="daily")
         signals.round_starting.connect(
             attempts.refuse_more_rounds, sender=Room, dispatch_uid="daily"

@@ -9,6 +9,7 @@ leaderboard guarantees")."""
 
 from __future__ import annotations
 
+import logging
 from datetime import date
 from typing import Any
 
@@ -26,6 +27,8 @@ from solver.errors import SolverError
 from solver.judge import Verdict
 from web import text
 from web.errors import InvalidInput
+
+logger = logging.getLogger(__name__)
 
 
 def check_nickname_free(day: date, nickname: Any, device: str) -> None:
@@ -87,20 +90,27 @@ def result_of(game: DailyGame) -> DailyScore | None:
     ).first()
 
 
-def record_round(sender: Any, round: Round, **kwargs: Any) -> None:
-    """games.signals.round_ended: the first round of a daily room is its attempt. Its
+def record_rounds(sender: Any, rounds: list[Round], **kwargs: Any) -> None:
+    """games.signals.rounds_ended: the first round of a daily room is its attempt. Its
     player's score becomes the device's result under the nickname for the board's date
     (not the date it ended: a round begun at 23:59 counts for that day), unless the device
     has one already. It is listed when it has points, a human pace, and no other device
-    listed the nickname first."""
-    if round.number != 1:  # no query for later rounds
+    listed the nickname first. One query finds the attempts among the rounds."""
+    first_rounds = {round_.room_id: round_ for round_ in rounds if round_.number == 1}
+    if not first_rounds:  # no query for later rounds
         return
-    game = DailyGame.objects.filter(room_id=round.room_id).select_related("player").first()
-    if game is None or game.counted is not None:
-        return
-    with transaction.atomic():  # a savepoint: a failure here leaves the round's end alone
-        counted = result_of(game) is None and _store_result(game, round)
-        DailyGame.objects.filter(pk=game.pk).update(counted=counted)
+    games = DailyGame.objects.filter(
+        room_id__in=list(first_rounds), counted__isnull=True
+    ).select_related("player")
+    for game in games:
+        try:
+            with transaction.atomic():  # a savepoint: a failure leaves the rounds' end alone
+                counted = result_of(game) is None and _store_result(
+                    game, first_rounds[game.room_id]
+                )
+                DailyGame.objects.filter(pk=game.pk).update(counted=counted)
+        except Exception:  # one attempt's failure must not cost the other rooms theirs
+            logger.exception("daily: recording the attempt of room %s failed", game.room_id)
 
 
 def _store_result(game: DailyGame, round_: Round) -> bool:

@@ -45,7 +45,7 @@ from games.access import find_room_from
 from games.exceptions import NotAPlayer, RoomNotFound
 from games.models import Challenge, Player, Room
 from games.sessions import player_id_from_session
-from web import i18n, socket_limits, throttle
+from web import i18n, socket_limits, throttle, wire
 from web.errors import ClientError, InvalidInput, RateLimited
 from web.text import query_value
 from web.threads import in_thread
@@ -558,11 +558,11 @@ class RoomConsumer(AsyncWebsocketConsumer):
         await super().close(code=code, reason=reason)
 
     async def _send(self, data: dict) -> int:
-        """Send a message; returns its size in bytes (``json.dumps`` writes ASCII only)."""
+        """Send a message; returns its size in bytes."""
         data.setdefault("server_time", events.server_now_ms())
-        text = json.dumps(data)
-        await self._send_text(text)
-        return len(text)
+        encoded = wire.encode_bytes(data)
+        await self._send_text(encoded.decode())
+        return len(encoded)
 
     async def _send_text(self, text: str) -> None:
         if self.closed:
@@ -608,5 +608,5 @@ class UnknownPathConsumer(AsyncWebsocketConsumer):
             "message": "no room at this path; rooms are at /ws/rooms/<code>/",
             "server_time": events.server_now_ms(),
         }
-        await self.send(text_data=json.dumps(error))
+        await self.send(text_data=wire.encode(error))
         await self.close(code=CLOSE_NO_ROOM)

@@ -3,8 +3,8 @@
 Every Daphne process runs one watcher in its event loop, started by the first request or
 websocket it serves. Every ``POLL_SECONDS`` (and right when a round this process serves is
 due) it ends the running rounds past their deadline (one indexed query when there are
-none), ``ENDING_AT_ONCE`` at a time. Ending is idempotent (``rounds.do_end_round``), so
-several processes and the Celery ``end_round`` task may all try: the round is scored once.
+none), ``rounds.ROUNDS_PER_BATCH`` at a time. Ending is idempotent (``rounds.end_rounds``),
+so several processes and the Celery ``end_round`` task may all try: a round is scored once.
 
 Embedded (tasks in-process), the watchers are what ends rounds: right after the deadline
 plus ``rounds.END_GRACE_SECONDS``. With Celery workers, the ``end_round`` task scheduled at
@@ -35,10 +35,6 @@ POLL_SECONDS = 0.25
 # nothing needs any more (seconds; both on its first pass too).
 HOUSEKEEPING_EVERY = 5.0
 CLEANUP_EVERY = 3600.0
-# Rounds one process scores at once. Scoring is Python work that holds the GIL: dozens of
-# rooms ending together on every pool thread would starve the event loop, and the verdicts
-# of words sent in a round's last second would wait behind them.
-ENDING_AT_ONCE = 2
 # With Celery workers, a watcher ends a round this long after a worker should have
 # (seconds): more than a busy worker's delay, little enough that players barely wait.
 WORKER_FALLBACK_SECONDS = 2.0
@@ -64,21 +60,10 @@ async def stop_watcher() -> None:
 
 
 async def _end_overdue_rounds() -> None:
-    """End overdue rounds, a few side by side: rooms that started together (a tournament, a
-    load test) all end at once, and one slow scoring does not hold back the others."""
-    overdue = await in_thread(rounds.overdue_round_ids)(_lateness())
-    slots = asyncio.Semaphore(ENDING_AT_ONCE)
-
-    async def end(round_id: int) -> bool:
-        async with slots:
-            return await in_thread(rounds.do_end_round)(round_id, wait=False)
-
-    outcomes = await asyncio.gather(
-        *(end(round_id) for round_id in overdue), return_exceptions=True
-    )
-    for round_id, outcome in zip(overdue, outcomes, strict=True):
-        if isinstance(outcome, Exception):
-            logger.error("deadline watcher: ending round %s failed", round_id, exc_info=outcome)
+    """End overdue rounds, in batches (``rounds.end_overdue_rounds``): rooms that started
+    together (a tournament, a load test) all end at once, and ending them together costs
+    little more than ending one."""
+    await in_thread(rounds.end_overdue_rounds)(_lateness())
 
 
 def _lateness() -> float:

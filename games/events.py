@@ -7,7 +7,6 @@ them commits: nobody hears of a change that could still roll back.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from asgiref.sync import async_to_sync
@@ -16,6 +15,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from games.models import Room
+from web import wire
 
 # The handler name in consumers: Channels maps "room.event" to ``room_event``.
 ROOM_EVENT = "room.event"
@@ -37,15 +37,21 @@ def server_now_ms() -> int:
 
 def next_version(room_id: int) -> int:
     """Bump the room's version (and its last activity) and return it: one statement."""
+    return next_versions([room_id])[room_id]
+
+
+def next_versions(room_ids: list[int]) -> dict[int, int]:
+    """Bump several rooms' versions (rooms whose rounds end together): one statement."""
     table = Room._meta.db_table
     now = connection.ops.adapt_datetimefield_value(timezone.now())
+    ids = ",".join(str(int(room_id)) for room_id in room_ids)
     with connection.cursor() as cursor:
         cursor.execute(
-            f"UPDATE {table} SET version = version + 1, last_active_at = %s WHERE id = %s "
-            "RETURNING version",
-            [now, room_id],
+            f"UPDATE {table} SET version = version + 1, last_active_at = %s WHERE id IN ({ids}) "
+            "RETURNING id, version",
+            [now],
         )
-        return cursor.fetchone()[0]
+        return dict(cursor.fetchall())
 
 
 def room_event(room: Room, event_type: str, data: dict[str, Any]) -> dict[str, Any]:
@@ -77,14 +83,14 @@ def layer_message(handler: str, message: dict[str, Any]) -> dict[str, Any]:
     that receives it (``with_server_time`` adds the time as each socket sends it), and its
     type for the consumers."""
     message.pop("server_time", None)
-    return {"type": handler, "event_type": message["type"], "text": json.dumps(message)}
+    return {"type": handler, "event_type": message["type"], "text": wire.encode(message)}
 
 
 def with_server_time(text: str) -> str:
     """An encoded event (a JSON object) with ``server_time`` set to now: the time it leaves
     for this socket, not when it was published, which under load is seconds earlier and
     would throw off a client's clock estimate (docs/api.md, "Showing a timer in sync")."""
-    return f'{text[:-1]}, "server_time": {server_now_ms()}}}'
+    return f'{text[:-1]},"server_time":{server_now_ms()}}}'
 
 
 async def send_room_event(code: str, message: dict[str, Any]) -> None:

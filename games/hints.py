@@ -13,12 +13,11 @@ scores are compared with other players'.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.db import transaction
-from django.db.models import QuerySet, Sum
+from django.db.models import Sum
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -133,18 +132,6 @@ def hints_used(round_ids: Iterable[int]) -> dict[tuple[int, int], int]:
 def round_score(word_points: int, used: int) -> int:
     """A round's score after its hints: never below 0."""
     return max(0, word_points - used * HINT_COST)
-
-
-def totals_after_hints(scored: QuerySet[Submission]) -> dict[int, int]:
-    """Points per player over the rounds of ``scored`` (a room's scored entries), each
-    round's score less its hints. Two queries."""
-    rows = list(scored.values("round_id", "player_id").annotate(total=Sum("points", default=0)))
-    used = hints_used({row["round_id"] for row in rows})
-    totals: dict[int, int] = defaultdict(int)
-    for row in rows:
-        key = (row["round_id"], row["player_id"])
-        totals[row["player_id"]] += round_score(row["total"] or 0, used.get(key, 0))
-    return dict(totals)
 
 
 def state_part(room: Room, round_: Round | None, viewer: Player | None) -> dict | None:

@@ -52,6 +52,10 @@ PREPARE_TIMEOUT_SECONDS = 15
 # A round ends this long after its deadline: entries that reached a server in time (in any
 # process) are written by then, so they are scored. Keep it well under a second.
 END_GRACE_SECONDS = 0.15
+# Rounds ended in one go (``end_rounds``) by a worker or a web process's watcher. A batch
+# holds the write lock while it scores (SQLite has one for the whole database), so it is
+# kept small enough that a verdict waiting behind it waits tens of milliseconds.
+ROUNDS_PER_BATCH = 50
 # Ids per UPDATE when scoring: keeps each statement short.
 UPDATE_BATCH = 1000
 # At most this long does ending a round wait for this process's words being written.
@@ -186,6 +190,18 @@ def do_end_round_now(host: Player) -> bool:
 
 def do_end_round(round_id: int, wait: bool = True) -> bool:
     """End and score a round exactly once; False if it had already ended (or never ran).
+    See ``end_rounds``."""
+    return bool(end_rounds([round_id], wait=wait))
+
+
+def end_rounds(round_ids: list[int], wait: bool = True) -> list[int]:
+    """End and score each of these rounds exactly once; returns the ids this call ended
+    (not those already ended, or never run).
+
+    Rooms that started together (a tournament, a class, a load test) end together: their
+    rounds end in one transaction of a fixed number of statements, and their results are
+    built side by side (``state.results_of``), so the last room hears of its end about as
+    soon as the first.
 
     Entries this process is still writing are waited for, and refused entries waiting in
     its memory are written, so the results hold every entry that came in time.
@@ -194,46 +210,58 @@ def do_end_round(round_id: int, wait: bool = True) -> bool:
     row another process holds (it is ending it, or a word is being stored) is left alone
     instead of waited for; whoever holds it ends it, or the next check does. Several web
     processes and workers then never queue behind each other's scoring."""
-    _settle_entries(round_id)
+    for round_id in round_ids:
+        _settle_entries(round_id)
     with transaction.atomic():
-        if not wait and not _round_row_free(round_id):
-            return False
-        now = timezone.now()
-        # The conditional update is the gate: of several processes ending the same round at
-        # once, exactly one sees updated == 1.
-        updated = Round.objects.filter(pk=round_id, status=Round.Status.RUNNING).update(
-            status=Round.Status.ENDED, ended_at=now
+        # Locking the rows is the gate: of several processes ending the same round at once,
+        # exactly one finds it running (SQLite has one writer at a time: always this one).
+        running = Round.objects.filter(pk__in=round_ids, status=Round.Status.RUNNING).order_by()
+        ended_ids = list(
+            running.select_for_update(skip_locked=not wait).values_list("id", flat=True)
         )
-        if not updated:
-            return False
-        round_ = Round.objects.select_related("room").get(pk=round_id)
-        score_words(round_)
-        _announce_end(round_)
-        version = events.next_version(round_.room_id)
+        if not ended_ids:
+            return []
+        Round.objects.filter(pk__in=ended_ids).update(
+            status=Round.Status.ENDED, ended_at=timezone.now()
+        )
+        ended = list(Round.objects.select_related("room").filter(pk__in=ended_ids))
+        score_rounds(ended)
+        _announce_end(ended)
+        versions = events.next_versions([round_.room_id for round_ in ended])
     # The results are read after the commit: the write lock (SQLite's is one for the whole
     # database) is held for the scoring only, so many rooms ending at once end quickly.
-    events.send_room_event_now(
-        round_.room.code,
-        {"type": "round.ended", "version": version, "results": state.results(round_)},
-    )
-    live.mark_round_stale(round_id)
-    logger.info("round %s ended", round_)
-    return True
+    results = state.results_of(ended)
+    for round_ in ended:
+        events.send_room_event_now(
+            round_.room.code,
+            {
+                "type": "round.ended",
+                "version": versions[round_.room_id],
+                "results": results[round_.id],
+            },
+        )
+        live.mark_round_stale(round_.id)
+        logger.info("round %s ended", round_)
+    return [round_.id for round_ in ended]
 
 
-def _announce_end(round_: Round) -> None:
-    """Tell other apps (games.signals.round_ended) inside the ending transaction; a failing
-    receiver is logged, the round ends anyway."""
-    for receiver, outcome in signals.round_ended.send_robust(sender=Round, round=round_):
+def end_due_rounds(round_id: int) -> bool:
+    """End this round at its deadline and, in the same batch, the other rounds already due
+    (rooms that started together end together: one batch instead of one task each, which
+    queue behind each other on the workers). False if this round had already ended."""
+    others = [due for due in overdue_round_ids() if due != round_id]
+    if round_id in end_rounds([round_id, *others[: ROUNDS_PER_BATCH - 1]], wait=False):
+        return True
+    # Its row was held (a word being stored, another process ending it): wait for it.
+    return do_end_round(round_id)
+
+
+def _announce_end(ended: list[Round]) -> None:
+    """Tell other apps (games.signals.rounds_ended) inside the ending transaction; a failing
+    receiver is logged, the rounds end anyway."""
+    for receiver, outcome in signals.rounds_ended.send_robust(sender=Round, rounds=ended):
         if isinstance(outcome, Exception):
-            logger.error("round_ended receiver %r failed: %r", receiver, outcome)
-
-
-def _round_row_free(round_id: int) -> bool:
-    """Lock the running round's row unless another transaction holds it (PostgreSQL's SKIP
-    LOCKED; SQLite has one writer at a time, so the row is always free there)."""
-    running = Round.objects.filter(pk=round_id, status=Round.Status.RUNNING)
-    return bool(list(running.select_for_update(skip_locked=True).values_list("id", flat=True)))
+            logger.error("rounds_ended receiver %r failed: %r", receiver, outcome)
 
 
 def _settle_entries(round_id: int) -> None:
@@ -247,27 +275,37 @@ def _settle_entries(round_id: int) -> None:
 
 
 def score_words(round_: Round) -> None:
+    """Store each accepted word's points of one round (see ``score_rounds``)."""
+    score_rounds([round_])
+
+
+def score_rounds(rounds: list[Round]) -> None:
     """Store each accepted word's points and whether a duplicate cancelled it; refused
-    entries score 0. One UPDATE per distinct outcome (a handful), not one per word: a big
-    room's round ends in milliseconds."""
-    accepted = Submission.objects.filter(round=round_, verdict=Verdict.ACCEPTED).values_list(
-        "id", "player_id", "word"
-    )
-    words_by_player: dict[int, list[str]] = {}
-    ids: dict[tuple[int, str], int] = {}
-    for submission_id, player_id, word in accepted:
-        words_by_player.setdefault(player_id, []).append(word)
-        ids[(player_id, word)] = submission_id
-    scored = score_round(words_by_player, round_.rows, round_.cols, round_.cancel_duplicates)
+    entries score 0. One UPDATE per distinct outcome (a handful), not one per word, for
+    all the rounds together: a big room's round, or many rooms', ends in milliseconds."""
+    by_id = {round_.id: round_ for round_ in rounds}
+    accepted = Submission.objects.filter(
+        round_id__in=list(by_id), verdict=Verdict.ACCEPTED
+    ).values_list("id", "round_id", "player_id", "word")
+    words_by_round: dict[int, dict[int, list[str]]] = {round_id: {} for round_id in by_id}
+    ids: dict[tuple[int, int, str], int] = {}
+    for submission_id, round_id, player_id, word in accepted:
+        words_by_round[round_id].setdefault(player_id, []).append(word)
+        ids[(round_id, player_id, word)] = submission_id
     by_outcome: dict[tuple[int, bool], list[int]] = {}
-    for player_id, items in scored.items():
-        for item in items:
-            key = (item.points, item.cancelled)
-            by_outcome.setdefault(key, []).append(ids[(player_id, item.word)])
+    for round_id, words_by_player in words_by_round.items():
+        round_ = by_id[round_id]
+        scored = score_round(words_by_player, round_.rows, round_.cols, round_.cancel_duplicates)
+        for player_id, items in scored.items():
+            for item in items:
+                key = (item.points, item.cancelled)
+                by_outcome.setdefault(key, []).append(ids[(round_id, player_id, item.word)])
     for (points, cancelled), submission_ids in by_outcome.items():
         for start in range(0, len(submission_ids), UPDATE_BATCH):
             _set_score(submission_ids[start : start + UPDATE_BATCH], points, cancelled)
-    Submission.objects.filter(round=round_).exclude(verdict=Verdict.ACCEPTED).update(points=0)
+    Submission.objects.filter(round_id__in=list(by_id)).exclude(verdict=Verdict.ACCEPTED).update(
+        points=0
+    )
 
 
 def _set_score(submission_ids: list[int], points: int, cancelled: bool) -> None:
@@ -294,9 +332,24 @@ def overdue_round_ids(lateness: float = END_GRACE_SECONDS) -> list[int]:
     )
 
 
-def end_overdue_rounds() -> int:
-    """End every overdue round, one after another; returns how many this call ended."""
-    return sum(do_end_round(round_id, wait=False) for round_id in overdue_round_ids())
+def end_overdue_rounds(lateness: float = END_GRACE_SECONDS) -> int:
+    """End every round overdue by ``lateness`` seconds, ``ROUNDS_PER_BATCH`` at a time;
+    returns how many this call ended. A batch that fails is ended round by round: one bad
+    round must not hold back the rooms that end with it (it is left for the next call)."""
+    overdue = overdue_round_ids(lateness)
+    ended = 0
+    for start in range(0, len(overdue), ROUNDS_PER_BATCH):
+        batch = overdue[start : start + ROUNDS_PER_BATCH]
+        try:
+            ended += len(end_rounds(batch, wait=False))
+        except Exception:
+            logger.exception("ending rounds %s together failed; ending them one by one", batch)
+            for round_id in batch:
+                try:
+                    ended += len(end_rounds([round_id], wait=False))
+                except Exception:  # the next call tries again
+                    logger.exception("ending round %s failed", round_id)
+    return ended
 
 
 def prepare_stalled_rounds() -> int:

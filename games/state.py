@@ -8,9 +8,9 @@ from collections.abc import Callable
 from typing import Any
 
 from games import common_words, hints, live, live_counts, presenters, waiting_room
-from games.models import Player, Room, Round, Submission
+from games.models import Challenge, Player, Room, Round, Submission
 from games.room_dictionaries import available_dictionaries
-from games.totals import room_totals
+from games.totals import room_totals, totals_through
 from solver import common as solver_common
 from solver.judge import Verdict
 
@@ -36,34 +36,67 @@ def results(round_: Round, totals: dict[int, int] | None = None) -> dict:
     room when it ended, or who entered a word in it) and totals up to this round, not who
     joined or what was scored later. ``totals``: those totals when the caller has read
     them already (``room_totals`` of the room whose latest round this is)."""
-    room = round_.room
-    submissions = [
-        presenters.ScoredEntry(*row)
-        for row in Submission.objects.filter(round=round_)
+    return results_of([round_], None if totals is None else {round_.id: totals})[round_.id]
+
+
+def results_of(
+    rounds: list[Round], totals: dict[int, dict[int, int]] | None = None
+) -> dict[int, dict]:
+    """``results`` of several ended rounds, keyed by round id, in a fixed number of queries
+    whatever their number: the rooms of a tournament (or a load test) end together, and
+    their results are built side by side. Each round's ``room`` must be loaded."""
+    if not rounds:
+        return {}
+    round_ids = [round_.id for round_ in rounds]
+    entries: dict[int, list[presenters.ScoredEntry]] = {round_id: [] for round_id in round_ids}
+    for round_id, player_id, word, verdict, points, cancelled in (
+        Submission.objects.filter(round_id__in=round_ids)
         .order_by("id")
-        .values_list("player_id", "word", "verdict", "points", "cancelled")
-    ]
-    entered = {entry.player_id for entry in submissions}
-    players = {
-        player.id: player
-        for player in room.players.all()
-        if player.id in entered or in_room_at_end(player, round_)
-    }
-    for player in players.values():
-        player.room = room  # presenters read the host from it
-    challenges = list(round_.challenges.select_related("player", "round").order_by("id"))
+        .values_list("round_id", "player_id", "word", "verdict", "points", "cancelled")
+    ):
+        entries[round_id].append(
+            presenters.ScoredEntry(player_id, word, verdict, points, cancelled)
+        )
+    players_by_room: dict[int, list[Player]] = {round_.room_id: [] for round_ in rounds}
+    for player in Player.objects.filter(room_id__in=list(players_by_room)):
+        players_by_room[player.room_id].append(player)
+    challenges: dict[int, list[Challenge]] = {round_id: [] for round_id in round_ids}
+    for challenge in (
+        Challenge.objects.filter(round_id__in=round_ids)
+        .select_related("player", "round")
+        .order_by("id")
+    ):
+        challenges[challenge.round_id].append(challenge)
     if totals is None:
-        totals = room_totals(room, through_round=round_.number, game=round_.game)
-    common = common_words.round_common_words(round_.solution, round_.dictionary)
-    used = {
-        player_id: count
-        for (_, player_id), count in (
-            hints.hints_used([round_.id]) if room.practice else {}
-        ).items()
-    }
-    return presenters.results_dict(
-        round_, submissions, players, totals, challenges, common, hints_used=used
-    )
+        totals = totals_through(rounds)
+    practice_ids = [round_.id for round_ in rounds if round_.room.practice]
+    used = hints.hints_used(practice_ids) if practice_ids else {}
+    built = {}
+    for round_ in rounds:
+        room = round_.room
+        submissions = entries[round_.id]
+        entered = {entry.player_id for entry in submissions}
+        players = {
+            player.id: player
+            for player in players_by_room[room.id]
+            if player.id in entered or in_room_at_end(player, round_)
+        }
+        for player in players.values():
+            player.room = room  # presenters read the host from it
+        built[round_.id] = presenters.results_dict(
+            round_,
+            submissions,
+            players,
+            totals[round_.id],
+            challenges[round_.id],
+            common_words.round_common_words(round_.solution, round_.dictionary),
+            hints_used={
+                player_id: count
+                for (round_id, player_id), count in used.items()
+                if round_id == round_.id
+            },
+        )
+    return built
 
 
 def in_room_at_end(player: Player, round_: Round) -> bool:

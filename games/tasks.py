@@ -105,10 +105,11 @@ def prepare_round(round_id: int) -> bool:
 
 @shared_task(base=EndRoundTask, acks_late=True)
 def end_round(round_id: int) -> bool:
-    """End and score a round at its deadline (scheduled with ``eta``). It waits for a word
-    being stored right then (a single INSERT share-locks the round's row): the web
-    processes' watchers end the round only when no worker has (``games.deadlines``)."""
-    return rounds.do_end_round(round_id)
+    """End and score a round at its deadline (scheduled with ``eta``), and with it every
+    other round already due (``rounds.end_due_rounds``). It waits for a word being stored
+    right then (a single INSERT share-locks the round's row): the web processes' watchers
+    end the round only when no worker has (``games.deadlines``)."""
+    return rounds.end_due_rounds(round_id)
 
 
 @shared_task(ignore_result=True)

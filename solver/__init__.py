@@ -1,5 +1,8 @@
 """Boggle solver: boards, dice, word lists and scoring, in plain Python (no Django).
 
+The board walk has an optional compiled core (``solver.native``, C through ctypes, built by
+``python -m solver.native build``); without it the same walk runs in pure Python.
+
 >>> from solver import dictionaries, parse_board, solve
 >>> solution = solve(parse_board("aeol iejm pdls orkf"), dictionaries.load("english"))
 """
