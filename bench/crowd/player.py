@@ -145,6 +145,8 @@ class Player(PlayerInbox):
         arrived = self.round_ended_at.get(number)
         if arrived is not None and arrived <= wait_until:
             self.m.round_ended_ms.append((arrived - ends) * 1000)
+            room_round = (self.room.code or "", number)
+            self.m.round_ended_by_room.setdefault(room_round, []).append((arrived - ends) * 1000)
             return
         self.round_end_given_up.add(number)
         self.m.round_ended_never += 1

@@ -56,6 +56,10 @@ def build_report(run: Run, load: dict[str, Any]) -> dict[str, Any]:
             sorted(Counter(math.floor(-t) for t in m.slow_verdict_sent).items())
         ),
         "round_ended_after_deadline_ms": summary(m.round_ended_ms, (50, 99)),
+        # A room's spread: from its first socket to get round.ended to its last.
+        "round_ended_spread_in_room_ms": summary(
+            [max(times) - min(times) for times in m.round_ended_by_room.values()], (50, 99)
+        ),
         "round_ended_never_as_event": m.round_ended_never,
         "round_ended_recovered_by_sync": m.round_ended_by_sync,
         "round_ended_not_even_by_sync": m.round_ended_not_even_sync,
@@ -233,6 +237,10 @@ def print_report(report: dict[str, Any]) -> None:
     add(
         f"deadline -> round.ended, ms after ends_at: "
         f"{format_summary(report['round_ended_after_deadline_ms'])}"
+    )
+    add(
+        "    spread in a room (first socket to last), ms: "
+        f"{format_summary(report['round_ended_spread_in_room_ms'])}"
     )
     add(
         f"    never as an event within the wait: {report['round_ended_never_as_event']}"

@@ -48,6 +48,8 @@ class Metrics:
     words_unsent: int = 0  # meant to be sent while the socket was down, sent later
     send_lag_ms: list[float] = field(default_factory=list)
     round_ended_ms: list[float] = field(default_factory=list)
+    # when each socket of a room got round.ended (ms after ends_at), by (room code, round)
+    round_ended_by_room: dict[tuple[str, int], list[float]] = field(default_factory=dict)
     round_ended_never: int = 0
     round_ended_by_sync: int = 0
     round_ended_not_even_sync: int = 0
