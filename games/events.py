@@ -42,6 +42,8 @@ def next_version(room_id: int) -> int:
 
 def next_versions(room_ids: list[int]) -> dict[int, int]:
     """Bump several rooms' versions (rooms whose rounds end together): one statement."""
+    if not room_ids:
+        return {}
     table = Room._meta.db_table
     now = connection.ops.adapt_datetimefield_value(timezone.now())
     ids = ",".join(str(int(room_id)) for room_id in room_ids)

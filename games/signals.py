@@ -2,9 +2,10 @@
 
 ``rounds_ended``: sent by ``games.rounds.end_rounds`` inside the transaction that ends and
 scores rounds (often one, several when rooms end together), with ``rounds`` (a list of
-Rounds whose ``room`` is loaded). What a receiver writes commits with the rounds' end, so whoever reads the results can read it
-too; a receiver that fails is logged and never stops the rounds ending (``send_robust``),
-so receivers do their writes in their own ``transaction.atomic()`` block (a savepoint).
+Rounds whose ``room`` is loaded). What a receiver writes commits with the rounds' end, so
+whoever reads the results can read it too; a receiver that fails is logged and never stops
+the rounds ending (``send_robust``), so receivers do their writes in their own
+``transaction.atomic()`` block (a savepoint).
 
 ``player_joining``: sent by ``games.rooms.do_join_room`` before a new player is added, with
 ``room``. A receiver refuses the join by raising a ``games.exceptions.ClientError``.

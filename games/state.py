@@ -70,7 +70,10 @@ def results_of(
     if totals is None:
         totals = totals_through(rounds)
     practice_ids = [round_.id for round_ in rounds if round_.room.practice]
-    used = hints.hints_used(practice_ids) if practice_ids else {}
+    hints_by_round: dict[int, dict[int, int]] = {round_id: {} for round_id in round_ids}
+    if practice_ids:
+        for (round_id, player_id), count in hints.hints_used(practice_ids).items():
+            hints_by_round[round_id][player_id] = count
     built = {}
     for round_ in rounds:
         room = round_.room
@@ -90,11 +93,7 @@ def results_of(
             totals[round_.id],
             challenges[round_.id],
             common_words.round_common_words(round_.solution, round_.dictionary),
-            hints_used={
-                player_id: count
-                for (round_id, player_id), count in used.items()
-                if round_id == round_.id
-            },
+            hints_used=hints_by_round[round_.id],
         )
     return built
 
