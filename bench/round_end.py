@@ -63,8 +63,17 @@ def _run(args: argparse.Namespace, folder: Path) -> None:
     played = folder / "played.sqlite3"
     frames: list[int] = []
 
-    def measure_frame(group: str, handler: str, message: dict) -> None:
-        frames.append(len(events.layer_message(handler, message)["text"].encode()))
+    def measure_frame(
+        group: str,
+        handler: str,
+        message: dict,
+        personal: events.Personal | None = None,
+        attach: dict | None = None,
+    ) -> None:
+        layer = events.layer_message(handler, message, personal)
+        # What one socket of the room sends: the event, with one player's own part.
+        someone = next(iter(personal[1]), None) if personal is not None else None
+        frames.append(len(events.frame_text(layer, someone).encode()))
 
     events._deliver = measure_frame  # no sockets here: encode the frame, send nothing
     print(

@@ -33,6 +33,7 @@ from games import (
     latest_versions,
     presence,
     presenters,
+    results_cache,
     rooms,
     rounds,
     standings,
@@ -68,6 +69,15 @@ MAX_IN_FLIGHT = 32
 
 # Room events after which this process reloads the room's running round (games.live).
 ROUND_CHANGES = frozenset({"round.preparing", "round.started", "round.ended"})
+# Events after which a round's results may read differently (games.results_cache).
+RESULTS_CHANGES = frozenset(
+    {"challenge.opened", "challenge.voted", "challenge.ruled", "round.rescored"}
+)
+# Replies that can be large (a room's state, a round's whole results): they spend the
+# socket's byte budget (socket_limits.SyncBudget).
+LARGE_REPLIES = frozenset({"sync", "results"})
+# Round numbers a ``results`` message may name (a database integer).
+MAX_ROUND_NUMBER = 2**31 - 1
 
 
 Handler = Callable[["RoomConsumer", dict], Awaitable[dict | None]]
@@ -312,7 +322,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         """Run a handler and send its reply, or the error it raised."""
         reply: dict[str, Any] | None
         try:
-            if kind == "sync":
+            if kind in LARGE_REPLIES:
                 self._check_sync_budget()
             reply = await handler(self, message)
         except ClientError as error:
@@ -329,17 +339,17 @@ class RoomConsumer(AsyncWebsocketConsumer):
             }
         if reply is not None:
             sent = await self._reply(reply, request_id)
-            if kind == "sync" and reply.get("type") == "state":
+            if kind in LARGE_REPLIES and reply.get("type") != "error":
                 self.sync_budget.spend(sent)
 
     def _check_sync_budget(self) -> None:
-        """Refuse a ``sync`` while this socket's state replies are over their byte budget
-        (socket_limits.SyncBudget): a large state asked for again and again would cost the
-        server a database read and its send buffer each time."""
+        """Refuse a ``sync`` or ``results`` while this socket's large replies are over their
+        byte budget (socket_limits.SyncBudget): a large state or results asked for again and
+        again would cost the server a database read or its send buffer each time."""
         wait = self.sync_budget.wait_seconds()
         if wait > 0.0:
             raise RateLimited(
-                _("slow down: too many state requests; try again in %(seconds)s s")
+                _("slow down: too many state or results requests; try again in %(seconds)s s")
                 % {"seconds": max(1, math.ceil(min(wait, 3600.0)))}
             )
 
@@ -481,6 +491,16 @@ class RoomConsumer(AsyncWebsocketConsumer):
         state = await in_thread(_state_for)(self.my_room.pk, self.me.pk)
         return {"type": "state", "state": state}
 
+    async def _on_results(self, message: dict) -> dict:
+        """A round's whole results, after the scores ``round.ended`` gave (docs/api.md)."""
+        number = message.get("round_number")
+        if not isinstance(number, int) or isinstance(number, bool):
+            raise InvalidInput("round_number is a round's number: 1, 2, …")
+        if not 1 <= number <= MAX_ROUND_NUMBER:
+            raise InvalidInput("round_number is a round's number: 1, 2, …")
+        text = await results_cache.encoded(self.my_room.pk, number)
+        return {"type": "results", "round_number": number, "results": wire.Encoded(text)}
+
     async def _on_ping(self, message: dict) -> dict:
         pong = {"type": "pong", "client_time": message.get("client_time")}
         version = await latest_versions.latest_version(self.my_room.pk)
@@ -508,16 +528,25 @@ class RoomConsumer(AsyncWebsocketConsumer):
         "new_game": _on_new_game,
         "hint": _on_hint,
         "sync": _on_sync,
+        "results": _on_results,
         "ping": _on_ping,
     }
 
     # ------------------------------------------------------------ group events
 
     async def room_event(self, message: dict) -> None:
-        """An event for everyone in the room, already encoded (see games.events)."""
+        """An event for everyone in the room, already encoded (see games.events), with this
+        socket's player's own part where it has one (``round.ended``'s ``mine``)."""
         if message["event_type"] in ROUND_CHANGES and self.room is not None:
             live_rounds.mark_stale(self.room.pk)
-        await self._send_text(events.with_server_time(message["text"]))
+        if self.room is not None and message["event_type"] in RESULTS_CHANGES:
+            results_cache.forget_room(self.room.pk, message["version"])
+        if self.room is not None and "results" in message:  # round.ended's whole results
+            results_cache.keep(
+                self.room.pk, message["round_number"], message["results"], message["version"]
+            )
+        player_id = None if self.player is None else self.player.id
+        await self._send_text(events.frame_text(message, player_id))
 
     async def player_sibling(self, message: dict) -> None:
         """Another socket of this player opened: entries are passed on from now on."""
@@ -528,7 +557,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         """An event for this player only; ``kicked`` and ``left`` also close the socket."""
         if self.closed or message.get("origin") == self.channel_name:
             return
-        await self._send_text(events.with_server_time(message["text"]))
+        await self._send_text(events.frame_text(message, None))
         if message["event_type"] == "kicked":
             self.kicked = True
             await self.close(code=CLOSE_KICKED)

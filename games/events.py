@@ -80,12 +80,49 @@ def send_room_event_on_commit(room: Room, message: dict[str, Any]) -> None:
     _send_on_commit(room_group(room.code), ROOM_EVENT, message)
 
 
-def layer_message(handler: str, message: dict[str, Any]) -> dict[str, Any]:
+# One part of an event that differs from player to player (``round.ended``'s ``mine``):
+# the key it goes under, and its value for each player id.
+Personal = tuple[str, dict[int, Any]]
+
+
+def layer_message(
+    handler: str,
+    message: dict[str, Any],
+    personal: Personal | None = None,
+    attach: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """The channel-layer message for an event: its JSON text, encoded once for every socket
-    that receives it (``with_server_time`` adds the time as each socket sends it), and its
-    type for the consumers."""
+    that receives it (``frame_text`` adds the time as each socket sends it), and its type
+    and version for the consumers. ``personal``: a part each socket adds for its own player
+    (``null`` for a socket of nobody in it), each player's value encoded once too; the ids
+    are text, as the Redis layer's msgpack takes map keys. ``attach``: fields for the
+    receiving processes, never sent on a socket (``round.ended``'s whole results)."""
     message.pop("server_time", None)
-    return {"type": handler, "event_type": message["type"], "text": wire.encode(message)}
+    layer = {
+        **(attach or {}),
+        "type": handler,
+        "event_type": message["type"],
+        "version": message.get("version"),
+        "text": wire.encode(message),
+    }
+    if personal is not None:
+        key, by_player = personal
+        layer["personal_key"] = key
+        layer["personal"] = {
+            str(player_id): wire.encode(value) for player_id, value in by_player.items()
+        }
+    return layer
+
+
+def frame_text(layer: dict[str, Any], player_id: int | None) -> str:
+    """The frame a socket of ``player_id`` (``None``: a table screen's) sends for a layer
+    message: the event with that player's personal part, if it has one, and the time."""
+    text = layer["text"]
+    personal = layer.get("personal")
+    if personal is not None:
+        part = personal.get(str(player_id), "null")
+        text = f'{text[:-1]},"{layer["personal_key"]}":{part}}}'
+    return with_server_time(text)
 
 
 def with_server_time(text: str) -> str:
@@ -100,10 +137,16 @@ async def send_room_event(code: str, message: dict[str, Any]) -> None:
     await get_channel_layer().group_send(room_group(code), layer_message(ROOM_EVENT, message))
 
 
-def send_room_event_now(code: str, message: dict[str, Any]) -> None:
+def send_room_event_now(
+    code: str,
+    message: dict[str, Any],
+    personal: Personal | None = None,
+    attach: dict[str, Any] | None = None,
+) -> None:
     """Send an event made with ``next_version`` from sync code, once its transaction has
-    committed (the caller's responsibility)."""
-    _deliver(room_group(code), ROOM_EVENT, message)
+    committed (the caller's responsibility); ``personal`` and ``attach`` as in
+    ``layer_message``."""
+    _deliver(room_group(code), ROOM_EVENT, message, personal, attach)
 
 
 def emit_to_player(player_id: int, event_type: str, data: dict[str, Any]) -> None:
@@ -115,5 +158,13 @@ def _send_on_commit(group: str, handler: str, message: dict[str, Any]) -> None:
     transaction.on_commit(lambda: _deliver(group, handler, message))
 
 
-def _deliver(group: str, handler: str, message: dict[str, Any]) -> None:
-    async_to_sync(get_channel_layer().group_send)(group, layer_message(handler, message))
+def _deliver(
+    group: str,
+    handler: str,
+    message: dict[str, Any],
+    personal: Personal | None = None,
+    attach: dict[str, Any] | None = None,
+) -> None:
+    async_to_sync(get_channel_layer().group_send)(
+        group, layer_message(handler, message, personal, attach)
+    )

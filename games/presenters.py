@@ -166,6 +166,7 @@ def results_dict(
             "total_points": totals.get(player_id, 0),
             "share_of_max": 0.0,
             "share_of_common_max": 0.0,
+            "words_counted": 0,
             "words": [],
             "rejected": [],
         }
@@ -204,6 +205,7 @@ def results_dict(
     common_max = sum(entry[1] for entry in round_.solution if entry[0] in common)
     for entry in per_player.values():
         entry["words"].sort(key=lambda item: (-item["points"], item["word"]))
+        entry["words_counted"] = sum(1 for word in entry["words"] if not word["cancelled"])
         if round_.max_points:
             entry["share_of_max"] = round(entry["round_points"] / round_.max_points, 4)
         if common_max:
@@ -236,6 +238,32 @@ def results_dict(
         "common_word_count": sum(1 for entry in round_.solution if entry[0] in common),
         "challenges": [challenge_dict(challenge) for challenge in challenges],
     }
+
+
+# A player's entry in the results less the lists that make a big room's results large.
+_WORD_LISTS = ("words", "rejected")
+_RESULT_TOTALS = ("max_points", "word_count", "common_max_points", "common_word_count")
+
+
+def scores_dict(results: dict) -> dict:
+    """The scores of a finished round without anyone's words or the solution: what every
+    socket of the room gets first when a round ends (docs/api.md, "round.ended"). A room of
+    100 players' results run to hundreds of kilobytes, sent to each of them; this is a few.
+    ``results``: the round's ``results_dict``."""
+    return {
+        "round": results["round"],
+        "players": [
+            {key: value for key, value in entry.items() if key not in _WORD_LISTS}
+            for entry in results["players"]
+        ],
+        **{key: results[key] for key in _RESULT_TOTALS},
+    }
+
+
+def own_results_by_player(results: dict) -> dict[int, dict]:
+    """Each player's own words and refused words from a round's ``results_dict``, by
+    player id: the part of ``round.ended`` that differs from socket to socket."""
+    return {entry["id"]: {key: entry[key] for key in _WORD_LISTS} for entry in results["players"]}
 
 
 def challenge_dict(challenge: Challenge) -> dict:

@@ -41,6 +41,7 @@ from solver.judge import (
 from solver.scoring import word_points
 from solver.solve import FoundWord, solve
 from solver.wordlist import WordList
+from web import wire
 from web.errors import InvalidInput
 
 logger = logging.getLogger(__name__)
@@ -232,13 +233,20 @@ def end_rounds(round_ids: list[int], wait: bool = True) -> list[int]:
     # database) is held for the scoring only, so many rooms ending at once end quickly.
     results = state.results_of(ended)
     for round_ in ended:
+        version = versions[round_.room_id]
+        # The scores and each player's own words first: the whole results (everyone's
+        # words, the solution) are many times larger; each socket asks for them after,
+        # and every process with sockets in the room answers from the copy sent along
+        # (games.results_cache; docs/api.md, "round.ended").
         events.send_room_event_now(
             round_.room.code,
             {
                 "type": "round.ended",
-                "version": versions[round_.room_id],
-                "results": results[round_.id],
+                "version": version,
+                "scores": presenters.scores_dict(results[round_.id]),
             },
+            personal=("mine", presenters.own_results_by_player(results[round_.id])),
+            attach={"results": wire.encode(results[round_.id]), "round_number": round_.number},
         )
         live.mark_round_stale(round_.id)
         logger.info("round %s ended", round_)

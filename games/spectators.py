@@ -3,9 +3,9 @@
 A spectator is nobody's player: the socket authenticates no one, joins only the room's
 group (never a player's), is not counted in presence (no ``Connection`` row, no
 ``player.online``), and gets the room's state as a viewer who is not a player sees it
-(``you`` null, no ``my_words``). It answers ``sync`` and ``ping``; every player message is
-refused with ``not_a_player`` and anything else with ``invalid`` (docs/api.md, "Table
-screen (spectators)"). Sockets opened and messages sent count against the same
+(``you`` null, no ``my_words``). It answers ``sync``, ``results`` and ``ping``; every
+player message is refused with ``not_a_player`` and anything else with ``invalid``
+(docs/api.md, "Table screen (spectators)"). Sockets opened and messages sent count against the same
 per-address limits as players' sockets (``web.throttle``), and each socket has its own
 message bucket, sized like a player's.
 """
@@ -25,7 +25,7 @@ from web.errors import ClientError, InvalidInput
 from web.threads import in_thread
 
 # What a spectator may send; the rest of the player protocol is refused as not_a_player.
-SPECTATOR_MESSAGES = ("ping", "sync")
+SPECTATOR_MESSAGES = ("ping", "results", "sync")
 PLAYER_MESSAGES = frozenset(consumers.RoomConsumer.HANDLERS) - set(SPECTATOR_MESSAGES)
 
 
@@ -88,6 +88,7 @@ class SpectatorConsumer(consumers.RoomConsumer):
     SPECTATOR_HANDLERS = {
         "sync": _on_spectator_sync,
         "ping": consumers.RoomConsumer._on_ping,
+        "results": consumers.RoomConsumer._on_results,
     }
 
     async def player_event(self, message: dict) -> None:

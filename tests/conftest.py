@@ -131,14 +131,17 @@ def wifi() -> Iterator[SimulatedWifi]:
 @pytest.fixture(autouse=True)
 def _fresh_process_state():
     """Each test starts as a fresh web process would: no running rounds held in memory
-    (``games.live``) and no counts waiting (database ids repeat across tests)."""
-    from games import live, live_counts
+    (``games.live``), no counts waiting and no results kept (``games.results_cache``):
+    database ids repeat across tests."""
+    from games import live, live_counts, results_cache
 
     live.clear()
     live_counts.clear()
+    results_cache.clear()
     yield
     live.clear()
     live_counts.clear()
+    results_cache.clear()
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -440,7 +440,7 @@ class Client:
         ended or a later round. None if it never did."""
         for arrived, message in self.messages[after:]:
             if message["type"] == "round.ended":
-                if message["results"]["round"]["number"] >= number:
+                if message["scores"]["round"]["number"] >= number:
                     return arrived
             elif message["type"] == "state":
                 round_ = message["state"].get("round")

@@ -128,9 +128,10 @@ SYNC_BYTES_PER_SECOND = 65_536.0
 
 
 class SyncBudget(_Refilled):
-    """One socket's ``sync`` replies, counted in bytes. A reply is allowed while the bucket
-    is not empty and then charged in full (its size is known only once it is built), so
-    the bucket may go below zero: the next ``sync`` waits until it has refilled."""
+    """One socket's large replies (``sync``'s state, ``results``), counted in bytes. A
+    reply is allowed while the bucket is not empty and then charged in full (its size is
+    known only once it is built), so the bucket may go below zero: the next one waits until
+    it has refilled."""
 
     def __init__(self) -> None:
         super().__init__(float(SYNC_BYTES_BURST))

@@ -20,6 +20,16 @@ import orjson
 _OPTIONS = orjson.OPT_NON_STR_KEYS
 
 
+class Encoded:
+    """A value that is JSON text already (a round's results, kept encoded for every socket
+    that asks): ``encode`` writes it into the frame as it is, without decoding it."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
 def encode(value: Any) -> str:
     """``value`` as JSON text."""
     return encode_bytes(value).decode()
@@ -28,6 +38,18 @@ def encode(value: Any) -> str:
 def encode_bytes(value: Any) -> bytes:
     """``value`` as JSON, UTF-8 encoded: its length is the frame's size in bytes."""
     try:
-        return orjson.dumps(value, option=_OPTIONS)
+        return orjson.dumps(value, default=_as_fragment, option=_OPTIONS)
     except TypeError:  # a lone surrogate, or a value orjson does not know
-        return json.dumps(value, separators=(",", ":")).encode()
+        return json.dumps(value, separators=(",", ":"), default=_as_value).encode()
+
+
+def _as_fragment(value: Any) -> Any:
+    if isinstance(value, Encoded):
+        return orjson.Fragment(value.text)
+    raise TypeError(f"{type(value).__name__} is not JSON")
+
+
+def _as_value(value: Any) -> Any:
+    if isinstance(value, Encoded):
+        return json.loads(value.text)
+    raise TypeError(f"{type(value).__name__} is not JSON")

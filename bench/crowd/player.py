@@ -147,6 +147,7 @@ class Player(PlayerInbox):
             self.m.round_ended_ms.append((arrived - ends) * 1000)
             room_round = (self.room.code or "", number)
             self.m.round_ended_by_room.setdefault(room_round, []).append((arrived - ends) * 1000)
+            await self.read_whole_results(number, ends)
             return
         self.round_end_given_up.add(number)
         self.m.round_ended_never += 1
@@ -167,6 +168,16 @@ class Player(PlayerInbox):
             self.m.round_ended_by_sync += 1
         else:
             self.m.round_ended_not_even_sync += 1
+
+    async def read_whole_results(self, number: int, ends: float) -> None:
+        """Ask for the whole results after round.ended, as the room page does (docs/api.md,
+        "round.ended"), and time the answer from the deadline."""
+        answer = await self.request({"type": "results", "round_number": number}, 30)
+        results = answer.get("results") if answer is not None else None
+        if isinstance(results, dict) and isinstance(results.get("solution"), list):
+            self.m.results_read_ms.append((time.time() - ends) * 1000)
+        else:
+            self.m.results_read_failed += 1
 
     async def drain(self, number: int, ends: float) -> None:
         deadline = ends + self.run.args.drain_seconds

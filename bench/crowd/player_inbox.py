@@ -31,6 +31,7 @@ KNOWN_TYPES = {
     "ok",
     "pong",
     "kicked",
+    "results",
 }
 
 
@@ -177,9 +178,9 @@ class PlayerInbox(PlayerLink):
     def on_round_ended(self, message: dict[str, Any]) -> None:
         now = time.time()
         try:
-            number = int(message["results"]["round"]["number"])
+            number = int(message["scores"]["round"]["number"])
         except (KeyError, TypeError, ValueError):
-            self.m.odd["round.ended without results.round.number"] += 1
+            self.m.odd["round.ended without scores.round.number"] += 1
             return
         self.learn_end(number, "event")
         if number in self.round_ended_at:

@@ -60,6 +60,8 @@ def build_report(run: Run, load: dict[str, Any]) -> dict[str, Any]:
         "round_ended_spread_in_room_ms": summary(
             [max(times) - min(times) for times in m.round_ended_by_room.values()], (50, 99)
         ),
+        "whole_results_read_ms": summary(m.results_read_ms, (50, 99)),
+        "whole_results_read_failed": m.results_read_failed,
         "round_ended_never_as_event": m.round_ended_never,
         "round_ended_recovered_by_sync": m.round_ended_by_sync,
         "round_ended_not_even_by_sync": m.round_ended_not_even_sync,
@@ -241,6 +243,11 @@ def print_report(report: dict[str, Any]) -> None:
     add(
         "    spread in a room (first socket to last), ms: "
         f"{format_summary(report['round_ended_spread_in_room_ms'])}"
+    )
+    add(
+        "    then the whole results (asked for, as the page does), ms after ends_at: "
+        f"{format_summary(report['whole_results_read_ms'])};"
+        f" failed {report['whole_results_read_failed']}"
     )
     add(
         f"    never as an event within the wait: {report['round_ended_never_as_event']}"

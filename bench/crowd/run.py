@@ -54,6 +54,9 @@ class Metrics:
     round_ended_by_sync: int = 0
     round_ended_not_even_sync: int = 0
     round_ended_later: int = 0  # arrived as an event after the wait
+    # the whole results asked for after round.ended (ms after ends_at), and failures
+    results_read_ms: list[float] = field(default_factory=list)
+    results_read_failed: int = 0
     in_time_round_over: int = 0
     in_time_round_over_examples: list[str] = field(default_factory=list)
     resent_round_over: int = 0

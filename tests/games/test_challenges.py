@@ -38,6 +38,7 @@ from tests.games.ws_helpers import (
     start_round,
     submit,
     two_players,
+    whole_results,
 )
 from tests.solver.test_dice import could_roll
 from web.errors import InvalidInput
@@ -73,11 +74,12 @@ def rejected_of(player: dict) -> dict[str, str]:
 
 
 async def end_round(host, *others) -> dict:
-    """The host ends the round; returns the results everyone gets."""
+    """The host ends the round; returns the results everyone reads after round.ended."""
     assert (await ask(host.comm, "end_round"))["type"] == "ok"
     results = None
     for player in (host, *others):
-        results = (await receive_until(player.comm, "round.ended"))["results"]
+        ended = await receive_until(player.comm, "round.ended")
+        results = await whole_results(player.comm, ended, player.id)
     assert results is not None
     return results
 

@@ -26,6 +26,7 @@ from tests.games.ws_helpers import (
     start_round,
     submit,
     two_players,
+    whole_results,
 )
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("close_sockets")]
@@ -36,6 +37,15 @@ async def end_by_host(host, *others) -> list[dict]:
     reply = await ask(host.comm, "end_round")
     assert reply["type"] == "ok", reply
     return [await receive_until(p.comm, "round.ended") for p in (host, *others)]
+
+
+async def end_and_read(host, *others) -> list[dict]:
+    """The host ends the round; returns the whole results each of ``host, *others`` reads
+    after its round.ended (which ``whole_results`` checks against them)."""
+    ended = await end_by_host(host, *others)
+    return [
+        await whole_results(p.comm, e, p.id) for e, p in zip(ended, (host, *others), strict=True)
+    ]
 
 
 def by_nickname(results: dict) -> dict[str, dict]:
@@ -114,7 +124,7 @@ async def test_a_player_joining_mid_round_can_play_it():
     state = await connect(cy)
     assert state["round"]["status"] == "running" and state["round"]["board"] == BOARD
     assert (await submit(cy.comm, "quiet"))["verdict"] == "accepted"
-    results = (await end_by_host(ann, cy))[1]["results"]
+    results = (await end_and_read(ann, cy))[1]
     assert by_nickname(results)["Cy"]["round_points"] == 2
 
 
@@ -178,7 +188,7 @@ async def test_hidden_verdicts_say_received_until_the_results():
     state = (await ask(bob.comm, "sync"))["state"]
     assert {w["verdict"] for w in state["my_words"]} == {"received"}
     assert "accepted" not in str(state["my_words"])
-    results = (await end_by_host(ann, bob))[1]["results"]
+    results = (await end_and_read(ann, bob))[1]
     bob_results = by_nickname(results)["Bob"]
     assert [(w["word"], w["points"]) for w in bob_results["words"]] == [("quiet", 2)]
     rejected = {r["word"]: r["verdict"] for r in bob_results["rejected"]}
@@ -209,8 +219,8 @@ async def test_an_untimed_round_ends_only_when_the_host_ends_it():
     assert await sync_to_async(rounds.end_overdue_rounds)() == 0
     assert (await submit(bob.comm, "cats"))["verdict"] == "accepted"
     ended = await end_by_host(ann, bob)
-    assert all(e["results"]["round"]["status"] == "ended" for e in ended)
-    assert ended[0]["results"]["round"]["ends_at"] is None
+    assert all(e["scores"]["round"]["status"] == "ended" for e in ended)
+    assert ended[0]["scores"]["round"]["ends_at"] is None
     assert (await ask(ann.comm, "end_round"))["code"] == "wrong_round_state"
 
 
@@ -280,8 +290,9 @@ async def test_live_counts_show_counts_never_words():
 
 
 async def test_results_of_two_rounds():
-    """round.ended carries everything: cancelled duplicates, rejected words, the solution
-    with paths and finders, shares of the maximum, and totals running across rounds."""
+    """The results hold everything: cancelled duplicates, rejected words, the solution
+    with paths and finders, shares of the maximum, and totals running across rounds;
+    round.ended gives everyone the same scores and each player their own words."""
     ann, bob = await two_players()
     round_ = await start_round(ann, bob)
     for word in ("cats", "dog", NOT_A_DICTIONARY_WORD, "at", NOT_A_DICTIONARY_WORD):
@@ -289,8 +300,10 @@ async def test_results_of_two_rounds():
     for word in ("dog", "quiet"):
         await submit(bob.comm, word)
     ann_view, bob_view = await end_by_host(ann, bob)
-    results = ann_view["results"]
-    assert results == bob_view["results"]
+    assert ann_view["scores"] == bob_view["scores"]
+    assert ann_view["mine"] != bob_view["mine"]
+    results = await whole_results(ann.comm, ann_view, ann.id)
+    assert await whole_results(bob.comm, bob_view, bob.id) == results
     players = by_nickname(results)
     ann_words = {w["word"]: w for w in players["Ann"]["words"]}
     assert (ann_words["cats"]["points"], ann_words["cats"]["cancelled"]) == (1, False)
@@ -328,7 +341,7 @@ async def test_results_of_two_rounds():
     await submit(ann.comm, "went")
     await submit(ann.comm, "diet")
     await submit(bob.comm, "quiet")
-    results = (await end_by_host(ann, bob))[0]["results"]
+    results = (await end_and_read(ann, bob))[0]
     assert results["round"]["number"] == 2
     players = by_nickname(results)
     assert (players["Ann"]["round_points"], players["Ann"]["total_points"]) == (2, 3)
@@ -346,6 +359,6 @@ async def test_friendly_rooms_do_not_cancel_duplicates():
     await start_round(ann, bob)
     await submit(ann.comm, "quiet")
     await submit(bob.comm, "quiet")
-    players = by_nickname((await end_by_host(ann, bob))[0]["results"])
+    players = by_nickname((await end_and_read(ann, bob))[0])
     assert players["Ann"]["round_points"] == players["Bob"]["round_points"] == 2
     assert players["Ann"]["words"][0]["cancelled"] is False

@@ -34,10 +34,10 @@ async def test_the_watcher_ends_a_round_at_its_deadline():
     for player in (ann, bob):
         ended = await receive_until(player.comm, "round.ended", timeout=30)
         assert ended["server_time"] >= deadline_ms
-        results = ended["results"]
-        assert results["round"]["status"] == "ended"
-        assert results["round"]["ended_at"] >= deadline_ms
-        assert {p["nickname"]: p["round_points"] for p in results["players"]}["Bob"] == 2
+        scores = ended["scores"]
+        assert scores["round"]["status"] == "ended"
+        assert scores["round"]["ended_at"] >= deadline_ms
+        assert {p["nickname"]: p["round_points"] for p in scores["players"]}["Bob"] == 2
     stored = await sync_to_async(Round.objects.get)(pk=round_.pk)
     assert stored.status == Round.Status.ENDED
 

@@ -77,7 +77,8 @@ async def test_doc_client_host_tools_hidden_verdicts_and_sync() -> None:
         assert (await carl.wait_for("host.changed"))["host_id"] == bob.player_id
         assert (await ann.request({"type": "end_round"}))["code"] == "not_host"
         assert (await bob.request({"type": "end_round"}))["type"] == "ok"
-        results = (await carl.wait_for("round.ended"))["results"]
+        number = (await carl.wait_for("round.ended"))["scores"]["round"]["number"]
+        results = (await carl.request({"type": "results", "round_number": number}))["results"]
         bob_row = next(p for p in results["players"] if p["id"] == bob.player_id)
         assert [w["word"] for w in bob_row["words"]] == [words[0][0]]
         assert bob_row["rejected"] == [

@@ -102,13 +102,25 @@ async def test_doc_client_plays_a_round() -> None:
         assert counts["version"] == ann.version
 
         assert (await ann.request({"type": "end_round"}))["type"] == "ok"
-        ended = [(await c.wait_for("round.ended"))["results"] for c in (ann, bob, carl)]
-        assert ended[0] == ended[1] == ended[2]
-        results = ended[0]
+        # round.ended: the same scores for all, each player's own words; the rest on asking.
+        ended = [await c.wait_for("round.ended") for c in (ann, bob, carl)]
+        assert ended[0]["scores"] == ended[1]["scores"] == ended[2]["scores"]
+        asked = await carl.request({"type": "results", "round_number": number})
+        assert (asked["type"], asked["round_number"]) == ("results", number)
+        results = asked["results"]
         status, over_http = await carl.call(
             "GET", f"/api/rooms/{ann.code}/rounds/{number}", auth=False
         )
         assert status == 200 and over_http["results"] == results
+        lists = ("words", "rejected")
+        assert ended[0]["scores"]["players"] == [
+            {key: value for key, value in entry.items() if key not in lists}
+            for entry in results["players"]
+        ]
+        assert ended[0]["scores"]["round"] == results["round"]
+        for client, event in zip((ann, bob, carl), ended, strict=True):
+            row = next(p for p in results["players"] if p["id"] == client.player_id)
+            assert event["mine"] == {key: row[key] for key in lists}
 
         players = {p["nickname"]: p for p in results["players"]}
         assert players["Ann"]["round_points"] == a_pts
@@ -186,7 +198,9 @@ async def test_doc_client_qu_rules_retries_and_fixed_results() -> None:
         assert (await ann.request({"type": "end_round"}))["type"] == "ok"
         again = await ann.request({"type": "end_round"})
         assert (again["type"], again["code"]) == ("error", "wrong_round_state")
-        ended = (await bob.wait_for("round.ended"))["results"]
+        ended_event = await bob.wait_for("round.ended")
+        asked = {"type": "results", "round_number": ended_event["scores"]["round"]["number"]}
+        ended = (await bob.request(asked))["results"]
         assert {p["nickname"] for p in ended["players"]} == {"Ann", "Bob"}
 
         # Repeats of done messages, as the retry table says.

@@ -98,7 +98,9 @@ async def play_the_documented_game(
         for word in ("dorks", "delfs", "lepo", "hello", "dorks"):
             await bob.submit(word)
         assert (await ann.request({"type": "end_round"}))["type"] == "ok"
-        await bob.wait_for("round.ended")
+        real["round-ended"] = [await bob.wait_for("round.ended")]
+        asked = requests("results-request")[0]
+        real["results-request"] = [asked, await bob.request_as_written(asked)]
         challenged = await bob.request({"type": "challenge", "word": "lepo", "round_number": 1})
         challenge_id = challenged["challenge"]["id"]
         vote = {"type": "vote_challenge", "challenge_id": challenge_id, "accept": False}

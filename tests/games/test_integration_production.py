@@ -101,11 +101,21 @@ async def test_round_across_two_daphne_processes(stack: Stack) -> None:
         print(f"results after the deadline (ms): {lateness}")
         assert all(late >= 0 for late in lateness.values()), lateness
 
-        results = arrivals[ann.name][1]["results"]
-        assert results == arrivals[bob.name][1]["results"]
-        assert arrivals[ann.name][1]["version"] == arrivals[bob.name][1]["version"]
+        ended_ann, ended_bob = arrivals[ann.name][1], arrivals[bob.name][1]
+        assert ended_ann["scores"] == ended_bob["scores"]
+        assert ended_ann["version"] == ended_bob["version"]
+        # Each asks its own process for the whole results, which came there with round.ended
+        # through Redis from whoever ended the round; the same on both.
+        number = round_["number"]
+        results = (await ann.request({"type": "results", "round_number": number}))["results"]
+        assert (await bob.request({"type": "results", "round_number": number}))["results"] == (
+            results
+        )
         assert results["round"]["ended_at"] >= deadline
         players = {p["nickname"]: p for p in results["players"]}
+        for client, ended in ((ann, ended_ann), (bob, ended_bob)):
+            mine = next(p for p in results["players"] if p["id"] == client.id)
+            assert ended["mine"] == {"words": mine["words"], "rejected": mine["rejected"]}
         for name, own, own_points in (("Ann", a_word, a_points), ("Bob", b_word, b_points)):
             scored = {w["word"]: w for w in players[name]["words"]}
             assert scored[shared] == {**scored[shared], "points": 0, "cancelled": True}
@@ -199,10 +209,12 @@ async def test_round_ends_once_when_a_web_process_dies(stack: Stack) -> None:
         assert [row[:4] for row in stored["submissions"] if row[0] == ann.id] == [
             (ann.id, a_word, "accepted", "a1")
         ]
-        players = {p["nickname"]: p for p in ended["results"]["players"]}
+        players = {p["nickname"]: p for p in ended["scores"]["players"]}
         assert players["Ann"]["round_points"] == a_points
         assert players["Bob"]["round_points"] == b_points
-        assert await round_results(stack, code, round_["number"], "B") == ended["results"]
+        asked = {"type": "results", "round_number": round_["number"]}
+        results = (await bob.request(asked))["results"]
+        assert await round_results(stack, code, round_["number"], "B") == results
     finally:
         await ann.close()
         await bob.close()

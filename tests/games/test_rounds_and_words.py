@@ -24,7 +24,7 @@ def sent(monkeypatch) -> list[dict]:
     """Every event emitted, recorded at once (sync tests never commit, so nothing is sent)."""
     messages: list[dict] = []
 
-    def record(group: str, handler: str, message: dict) -> None:
+    def record(group: str, handler: str, message: dict, personal=None, attach=None) -> None:
         messages.append(message)
 
     monkeypatch.setattr(events, "_send_on_commit", record)

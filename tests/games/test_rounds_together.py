@@ -4,6 +4,7 @@ whatever the number of rooms; the worker's task and the watcher end due rounds i
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 
 import pytest
@@ -11,7 +12,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from games import events, hints, rooms, rounds, standings, state, tasks
+from games import events, hints, presenters, rooms, rounds, standings, state, tasks
 from games.models import Player, Room, Round, Submission
 from games.totals import room_totals, totals_through
 from tests.games.test_rounds_and_words import make_room, running_round
@@ -22,9 +23,20 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def sent(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, dict]]:
-    """Every event sent after its commit, with its group."""
+    """Every event sent after its commit, with its group; a personal part (``round.ended``'s
+    ``mine``) is kept in the event under its key, as a dict by player id, and the fields
+    for the receiving processes under ``attached``."""
     messages: list[tuple[str, dict]] = []
-    monkeypatch.setattr(events, "_deliver", lambda group, handler, m: messages.append((group, m)))
+
+    def deliver(group: str, handler: str, message: dict, personal=None, attach=None) -> None:
+        if personal is not None:
+            key, by_player = personal
+            message = {**message, key: by_player}
+        if attach is not None:
+            message = {**message, "attached": attach}
+        messages.append((group, message))
+
+    monkeypatch.setattr(events, "_deliver", deliver)
     monkeypatch.setattr(events, "_send_on_commit", lambda group, handler, m: None)
     return messages
 
@@ -68,7 +80,7 @@ def test_rooms_ending_together_get_what_each_would_get_alone(sent):
         _group, event = next(
             (g, m)
             for g, m in sent
-            if m["results"]["round"]["number"] == 1 and g == events.room_group(round_.room.code)
+            if m["scores"]["round"]["number"] == 1 and g == events.room_group(round_.room.code)
         )
         assert event["type"] == "round.ended"
         assert (
@@ -76,8 +88,15 @@ def test_rooms_ending_together_get_what_each_would_get_alone(sent):
             == versions[round_.room_id] + 1
             == Room.objects.get(pk=round_.room_id).version
         )
-        # Built together, the same as built alone afterwards.
-        assert event["results"] == state.results(round_)
+        # Built together, the same as built alone afterwards: the scores and each
+        # player's own words in the event, the whole results kept for the HTTP requests.
+        alone = state.results(round_)
+        assert event["scores"] == presenters.scores_dict(alone)
+        assert event["mine"] == presenters.own_results_by_player(alone)
+        assert set(event["mine"]) == {player["id"] for player in alone["players"]}
+        # The whole results go along for the processes to keep (never to a socket).
+        assert event["attached"]["round_number"] == 1
+        assert json.loads(event["attached"]["results"]) == alone
     bob_points = {
         word: points
         for word, points in Submission.objects.filter(

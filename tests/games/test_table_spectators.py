@@ -26,6 +26,7 @@ from tests.games.ws_helpers import (
     start_round,
     submit,
     two_players,
+    whole_results,
 )
 from web import socket_limits, throttle
 
@@ -97,11 +98,14 @@ async def test_a_spectator_follows_a_round_to_its_results():
     reply = await ask(ann.comm, "end_round")
     assert reply["type"] == "ok", reply
     ended = await receive_until(comm, "round.ended")
-    ranking = [(p["nickname"], p["round_points"]) for p in ended["results"]["players"]]
+    ranking = [(p["nickname"], p["round_points"]) for p in ended["scores"]["players"]]
     assert ranking[0] == ("Ann", 2)
-    assert {p["nickname"]: [w["word"] for w in p["words"]] for p in ended["results"]["players"]}[
-        "Ann"
-    ] == ["cats", "went"]
+    assert ended["mine"] is None  # a table screen is nobody: it asks for everyone's words
+    results = await whole_results(comm, ended)
+    assert {p["nickname"]: [w["word"] for w in p["words"]] for p in results["players"]}["Ann"] == [
+        "cats",
+        "went",
+    ]
     state = (await ask(comm, "sync"))["state"]
     assert state["results"]["round"]["number"] == round_.number
 
@@ -119,7 +123,7 @@ async def test_a_spectator_sees_the_countdown_board_like_players_do():
     assert started["round"]["starts_at"] > started["server_time"]
 
 
-async def test_a_spectator_can_only_ping_and_sync():
+async def test_a_spectator_can_only_ping_sync_and_ask_for_results():
     ann = await create_room()
     await connect(ann)
     comm, _ = await watch(ann.code)
@@ -140,7 +144,7 @@ async def test_a_spectator_can_only_ping_and_sync():
         assert reply["request"] == kind
     reply = await ask(comm, "dance")
     assert reply["type"] == "error" and reply["code"] == "invalid"
-    assert "ping, sync" in reply["message"]
+    assert "ping, results, sync" in reply["message"]
     await comm.send_to(text_data="not json")
     assert (await receive(comm))["code"] == "invalid"
     # Nothing happened to the room, and the socket still works.

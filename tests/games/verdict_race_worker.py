@@ -48,12 +48,18 @@ class RaceWorker:
 
         send = events.send_room_event_now
 
-        def capture(code: str, message: dict[str, Any]) -> None:
+        def capture(
+            code: str,
+            message: dict[str, Any],
+            personal: events.Personal | None = None,
+            attach: dict[str, Any] | None = None,
+        ) -> None:
             if message.get("type") == "round.ended":
-                entries = scored_entries(message["results"])
+                assert personal is not None  # each player's own words
+                entries = scored_entries(personal[1])
                 with self._events_lock:
                     self.ended_events.append({"code": code, "entries": entries})
-            send(code, message)
+            send(code, message, personal, attach)
 
         events.send_room_event_now = capture
 
@@ -274,12 +280,13 @@ def submit_like_socket(player: Any, entry: str, client_id: str, received_at: flo
         round_.writing -= 1
 
 
-def scored_entries(results: dict[str, Any]) -> list[list[Any]]:
-    """The accepted words in a round's results: [player id, word, points, cancelled]."""
+def scored_entries(own_results: dict[int, dict[str, Any]]) -> list[list[Any]]:
+    """The accepted words of ``round.ended``'s players' own results (its ``mine``, by
+    player id): [player id, word, points, cancelled]."""
     return [
-        [player["id"], word["word"], word["points"], word["cancelled"]]
-        for player in results["players"]
-        for word in player["words"]
+        [player_id, word["word"], word["points"], word["cancelled"]]
+        for player_id, mine in own_results.items()
+        for word in mine["words"]
     ]
 
 

@@ -203,3 +203,34 @@ async def two_players(**settings):
     await connect(ann)
     await connect(bob)
     return ann, bob
+
+
+async def whole_results(
+    comm: WebsocketCommunicator, ended: dict, player_id: int | None = None
+) -> dict:
+    """The whole results of the round a ``round.ended`` event ended, asked for on the socket
+    that got it (``results``) as a page does, after checking that the event's ``scores`` and
+    ``mine`` are those results' (the scores: each player's entry less the word lists; mine:
+    the lists of the player whose socket got it, ``player_id`` when given, or null)."""
+    number = ended["scores"]["round"]["number"]
+    reply = await ask(comm, "results", round_number=number)
+    assert reply["type"] == "results" and reply["round_number"] == number, reply
+    results = reply["results"]
+    lists = ("words", "rejected")
+    assert ended["scores"] == {
+        "round": results["round"],
+        "players": [
+            {key: value for key, value in entry.items() if key not in lists}
+            for entry in results["players"]
+        ],
+        **{
+            key: results[key]
+            for key in ("max_points", "word_count", "common_max_points", "common_word_count")
+        },
+    }
+    own = {entry["id"]: {key: entry[key] for key in lists} for entry in results["players"]}
+    if player_id is None:
+        assert ended["mine"] is None or ended["mine"] in own.values()
+    else:
+        assert ended["mine"] == own[player_id]
+    return results

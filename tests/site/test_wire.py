@@ -31,3 +31,13 @@ def test_a_lone_surrogate_from_a_hostile_client_is_escaped_not_refused():
 
 def test_the_size_in_bytes_counts_utf8_bytes_not_characters():
     assert len(wire.encode_bytes({"word": "été"})) == len('{"word":"été"}'.encode())
+
+
+def test_text_encoded_already_goes_in_as_it_is():
+    """A round's results kept encoded are written into the reply without decoding them,
+    also when a lone surrogate in the reply sends it through the standard library."""
+    kept = wire.encode({"players": [{"id": 1, "words": ["été"]}]})
+    reply = {"type": "results", "results": wire.Encoded(kept), "request_id": "r1"}
+    assert json.loads(wire.encode(reply)) == {**reply, "results": json.loads(kept)}
+    hostile = {**reply, "request_id": "\ud800"}
+    assert json.loads(wire.encode(hostile)) == {**hostile, "results": json.loads(kept)}

@@ -123,5 +123,5 @@ export function roundRanks(players) {
 
 /** A player's words that scored (cancelled duplicates left out). */
 export function countedWords(entry) {
-  return entry.words.filter((word) => !word.cancelled).length;
+  return entry.words_counted;
 }

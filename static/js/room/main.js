@@ -89,7 +89,7 @@ function resendOutbox() {
 function onRoomEvent(event) {
   if (event.type === "round.ended") {
     outbox.clear();
-    announce(gettext("Round %(number)s is over. Here are the results.", { number: roundInGame(event.results.round) }));
+    announce(gettext("Round %(number)s is over. Here are the results.", { number: roundInGame(event.scores.round) }));
   } else if (event.type === "round.started") {
     announce(gettext("Round %(number)s starts in a few seconds.", { number: roundInGame(event.round) }));
   } else if (event.type === "player.joined" && event.player.id !== store.you) {

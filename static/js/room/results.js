@@ -107,6 +107,8 @@ export class ResultsView extends RoundWords {
   }
 
   build(store, results) {
+    // Until the whole results arrive (store.completeResults), the scores and my own words.
+    const complete = results.complete !== false;
     const boardCard = this.boardCard(results, gettext("This round's board"));
     const challenged = new Map(this.challenges(results).map((item) => [`${item.player_id}:${item.word}`, item]));
     const focused = document.activeElement && this.body.contains(document.activeElement)
@@ -118,19 +120,23 @@ export class ResultsView extends RoundWords {
         { class: "results-layout" },
         this.scoreboard(results, this.challengeList(store, results)),
         boardCard,
-        this.playersWords(results, {
+        this.playersWords(complete ? results : { ...results, players: results.players.filter((entry) => entry.id === store.you) }, {
           accepted: this.acceptedWords(results),
           refusedExtras: (entry, word) => this.refusedExtras(store, results, challenged, entry, word),
         }),
-        this.allWords(results, (entry) => entry.found_by.map((id) => this.nickname(id)).join(", ")),
+        complete
+          ? this.allWords(results, (entry) => entry.found_by.map((id) => this.nickname(id)).join(", "))
+          : h("section", { class: "card all-words loading-words", role: "status" }, h("p", { class: "hint", text: gettext("Loading everyone's words…") })),
         // Not in the board card: that one sticks to the top of a phone's screen.
-        h(
-          "section",
-          { class: "card replay-card", "aria-label": gettext("Share and play again") },
-          shareResultsButton(results),
-          shareRoundButtons(store.state.code, results.round.number),
-          replayButton(store, results),
-        ),
+        complete
+          ? h(
+              "section",
+              { class: "card replay-card", "aria-label": gettext("Share and play again") },
+              shareResultsButton(results),
+              shareRoundButtons(store.state.code, results.round.number),
+              replayButton(store, results),
+            )
+          : null,
       ),
     );
     if (focused) {

@@ -3,7 +3,8 @@
 // clock estimated from its pongs (clock.js), and the store kept in step with the room: a
 // state replaces the store's, each event is applied to it, and whatever says an event was
 // missed (a gap in the versions, a pong ahead of the page, a round's results overdue)
-// brings a fresh state (sync). What each page does with its own messages stays with it.
+// brings a fresh state (sync). After a round's end it asks for the whole results (the
+// event brings the scores first). What each page does with its own messages stays with it.
 
 import { RoomSocket } from "./socket.js";
 
@@ -16,6 +17,8 @@ const RESULTS_OVERDUE_MS = 3000;
 const VERSION_GRACE_MS = 1000;
 // How often the page looks for a round whose results are overdue.
 const OVERDUE_CHECK_MS = 1000;
+// The whole results asked for after `round.ended`: without an answer this long, a sync.
+const RESULTS_WAIT_MS = 5000;
 
 function ping() {
   return { type: "ping", client_time: Date.now() };
@@ -86,6 +89,8 @@ export class RoomLink {
       store.replace(message.state);
       this.socket.markHealthy();
       this.onState(message.state);
+    } else if (message.type === "results") {
+      store.completeResults(message.results);
     } else if (message.type === "pong") {
       clock.sample(message.client_time, message.server_time);
       this.checkVersion(message.version);
@@ -93,8 +98,19 @@ export class RoomLink {
       handler(message);
     } else if (typeof message.version === "number") {
       if (store.applyEvent(message) === "gap") this.requestSync();
+      if (message.type === "round.ended") this.askResults(message.scores.round.number);
       this.onEvent(message);
     }
+  }
+
+  /** The rest of a round's results (everyone's words, the solution) after its scores came
+   * with `round.ended`; should no answer come (a dropped socket, a refusal), a sync brings
+   * them in the state. */
+  askResults(number) {
+    this.send({ type: "results", round_number: number });
+    window.setTimeout(() => {
+      if (this.store.awaitsResults(number)) this.requestSync();
+    }, RESULTS_WAIT_MS);
   }
 
   statusChanged(status, detail) {

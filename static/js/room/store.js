@@ -8,6 +8,22 @@ import { gettext } from "../lib/i18n.js";
 
 const STATUS_ORDER = { preparing: 0, running: 1, ended: 2 };
 
+/**
+ * The results as far as `round.ended` tells them (docs/api.md): everyone's scores, and my
+ * words (`mine`, null for a table screen); everyone else's words and the board's solution
+ * are asked for after (`complete: false` until then: RoomLink asks).
+ */
+function firstResults(event, you) {
+  const none = { words: [], rejected: [] };
+  return {
+    ...event.scores,
+    players: event.scores.players.map((entry) => ({ ...entry, ...(entry.id === you && event.mine ? event.mine : none) })),
+    solution: [],
+    challenges: [],
+    complete: false,
+  };
+}
+
 export class RoomStore {
   constructor(state) {
     this.listeners = [];
@@ -163,7 +179,7 @@ export class RoomStore {
         }
         break;
       case "round.ended":
-        this.endRound(event.results);
+        this.endRound(firstResults(event, this.you));
         break;
       case "challenge.opened":
       case "challenge.voted":
@@ -213,6 +229,22 @@ export class RoomStore {
       if (player) player.total_points = entry.total_points;
     }
     this.notify("round", "results", "players");
+  }
+
+  /** Whether the shown results are still only the scores and my words of round `number`
+   * (`round.ended`), the rest to be read from the server. */
+  awaitsResults(number) {
+    const results = this.state.results;
+    return Boolean(results && results.complete === false && results.round.number === number);
+  }
+
+  /** The whole results of the round `round.ended` began to show (the `results` answer). */
+  completeResults(results) {
+    if (!this.awaitsResults(results.round.number)) return; // a sync or rescore came first
+    // Challenges opened while the answer was on its way stay (never stepped back).
+    const known = this.state.results.challenges;
+    this.endRound(results);
+    for (const challenge of known) this.putChallenge(challenge);
   }
 
   setKicked(kicked) {

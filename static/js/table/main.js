@@ -53,7 +53,7 @@ const link = new RoomLink(`/ws/rooms/${code}/watch/`, {
   },
   onEvent: (event) => {
     if (event.type === "round.started") announce(gettext("Round %(number)s starts in a few seconds.", { number: roundInGame(event.round) }));
-    if (event.type === "round.ended") announce(gettext("Round %(number)s is over.", { number: roundInGame(event.results.round) }));
+    if (event.type === "round.ended") announce(gettext("Round %(number)s is over.", { number: roundInGame(event.scores.round) }));
   },
   onStatus: (status, detail) => {
     if (status === "closed" && detail.code === 4404) roomGone();

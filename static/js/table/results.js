@@ -36,13 +36,16 @@ export class TableResults {
       points: pointsText(results.max_points),
     });
     this.summary.textContent = standing ? this.standingHeadline(standing) : `${best}${total}`;
+    // Until the whole results arrive (the store's completeResults): the ranking only.
+    const complete = results.complete !== false;
+    const loading = h("p", { class: "table-none", role: "status", text: gettext("Loading everyone's words…") });
     const boardBox = h("div", { class: "table-results-board" });
     const boardView = new BoardView(boardBox, { label: gettext("This round's board") });
     boardView.setBoard(results.round);
     this.body.replaceChildren(
       ...(standing ? [this.finalStanding(standing)] : []),
-      h("div", { class: "table-results-main" }, this.ranking(results), this.wordsFound(results)),
-      h("div", { class: "table-results-aside" }, boardBox, this.missed(results)),
+      h("div", { class: "table-results-main" }, this.ranking(results), complete ? this.wordsFound(results) : loading),
+      h("div", { class: "table-results-aside" }, boardBox, complete ? this.missed(results) : null),
     );
   }
 
