@@ -29,12 +29,13 @@ from games.models import Room, Round
 from web import wire
 from web.threads import in_thread
 
-# Rooms whose results a process keeps (the most recently used): a few hundred kilobytes
-# at most for a room of 100, a few tens for a room of 8.
-KEPT_ROOMS = 500
+# How much a process keeps, in characters of JSON, the most recently used rooms first: a
+# room of 100's round is some 240 thousand, a room of 8's some 25 thousand.
+KEPT_CHARACTERS = 32_000_000
 
 _lock = threading.Lock()  # builds finish on the thread pool; sockets ask on the event loop
 _kept: OrderedDict[int, dict[int, str]] = OrderedDict()  # room id -> round number -> JSON
+_kept_characters = 0
 _generation: dict[int, int] = {}  # room id -> how many times its results were dropped
 _forgotten_at: dict[int, int] = {}  # room id -> version of the event that last dropped them
 _building: dict[tuple[int, int], asyncio.Future[str]] = {}
@@ -53,15 +54,17 @@ def keep(room_id: int, round_number: int, results: str, version: int) -> None:
 def forget_room(room_id: int, version: int) -> None:
     """The room's event ``version`` changed (or may have changed) its results."""
     with _lock:
-        _kept.pop(room_id, None)
+        _drop(room_id)
         _generation[room_id] = _generation.get(room_id, 0) + 1
         _forgotten_at[room_id] = max(version, _forgotten_at.get(room_id, 0))
 
 
 def clear() -> None:
     """Forget everything (tests: each starts as a fresh process)."""
+    global _kept_characters
     with _lock:
         _kept.clear()
+        _kept_characters = 0
         _generation.clear()
         _forgotten_at.clear()
         _building.clear()
@@ -113,10 +116,20 @@ def _generation_of(room_id: int) -> int:
 
 
 def _keep(room_id: int, round_number: int, text: str, generation: int) -> None:
+    global _kept_characters
     with _lock:
         if _generation.get(room_id, 0) != generation:
             return  # the results changed while these were built
-        _kept.setdefault(room_id, {})[round_number] = text
+        rounds = _kept.setdefault(room_id, {})
+        _kept_characters += len(text) - len(rounds.get(round_number, ""))
+        rounds[round_number] = text
         _kept.move_to_end(room_id)
-        while len(_kept) > KEPT_ROOMS:
-            _kept.popitem(last=False)
+        while _kept_characters > KEPT_CHARACTERS and len(_kept) > 1:
+            _drop(next(iter(_kept)))
+
+
+def _drop(room_id: int) -> None:
+    """Forget the room's kept results (the caller holds the lock)."""
+    global _kept_characters
+    for text in _kept.pop(room_id, {}).values():
+        _kept_characters -= len(text)

@@ -126,6 +126,24 @@ def test_results_sent_with_an_event_older_than_a_change_are_not_kept(monkeypatch
     assert json.loads(asyncio.run(results_cache.encoded(7, 2))) == {"sent": 11}
 
 
+def test_the_least_recently_asked_rooms_go_first_when_the_memory_is_full(monkeypatch):
+    built: list[int] = []
+
+    def build(room_id: int, round_number: int) -> dict:
+        built.append(room_id)
+        return {"room": room_id}
+
+    monkeypatch.setattr(results_cache, "_build", build)
+    monkeypatch.setattr(results_cache, "KEPT_CHARACTERS", 30)  # two of these 11, not three
+    for room_id in (1, 2):
+        results_cache.keep(room_id, 1, json.dumps({"room": room_id}), 1)
+    assert asyncio.run(results_cache.encoded(1, 1))  # room 1 asked for: used more lately
+    results_cache.keep(3, 1, json.dumps({"room": 3}), 1)  # over: room 2 goes
+    for room_id in (1, 3, 2, 2):
+        assert json.loads(asyncio.run(results_cache.encoded(room_id, 1))) == {"room": room_id}
+    assert built == [2]  # built again once, then kept (room 1 went for it)
+
+
 async def test_results_of_a_round_not_over_or_unknown_are_refused():
     ann, bob = await two_players()
     round_ = await start_round(ann, bob)
