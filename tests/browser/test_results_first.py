@@ -104,7 +104,7 @@ def test_scores_and_my_words_show_before_everyone_elses(site, browser) -> None:
         expect(bob.locator(".loading-words")).to_have_text("Loading everyone's words…")
         expect(player_words(bob, "Ann")).to_have_count(0)
         expect(bob.locator(".all-words .chip")).to_have_count(0)
-        screenshot(bob, "results-first-frame")
+        screenshot(bob, "results-first-frame", full_page=True)
         for _ in range(200):  # the route hears of the request as Playwright dispatches it
             if held.messages:
                 break
