@@ -494,9 +494,11 @@ class RoomConsumer(AsyncWebsocketConsumer):
     async def _on_results(self, message: dict) -> dict:
         """A round's whole results, after the scores ``round.ended`` gave (docs/api.md)."""
         number = message.get("round_number")
-        if not isinstance(number, int) or isinstance(number, bool):
-            raise InvalidInput("round_number is a round's number: 1, 2, …")
-        if not 1 <= number <= MAX_ROUND_NUMBER:
+        if (
+            not isinstance(number, int)
+            or isinstance(number, bool)
+            or not 1 <= number <= MAX_ROUND_NUMBER
+        ):
             raise InvalidInput("round_number is a round's number: 1, 2, …")
         text = await results_cache.encoded(self.my_room.pk, number)
         return {"type": "results", "round_number": number, "results": wire.Encoded(text)}

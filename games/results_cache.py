@@ -46,7 +46,9 @@ def keep(room_id: int, round_number: int, results: str, version: int) -> None:
     ``round.ended``), unless a later event has changed them since."""
     with _lock:
         if version < _forgotten_at.get(room_id, 0):
-            return
+            return  # a later event changed them
+        if _kept.get(room_id, {}).get(round_number) is results:
+            return  # another socket of this process got the same message
         generation = _generation.get(room_id, 0)
     _keep(room_id, round_number, results, generation)
 
@@ -98,8 +100,9 @@ async def encoded(room_id: int, round_number: int) -> str:
 
 
 def _build(room_id: int, round_number: int) -> dict:
-    round_ = Round.objects.select_related("room").filter(room_id=room_id, number=round_number)
-    found = round_.first()
+    found = (
+        Round.objects.select_related("room").filter(room_id=room_id, number=round_number).first()
+    )
     if found is None:
         code = Room.objects.filter(pk=room_id).values_list("code", flat=True).first()
         raise RoundNotFound(

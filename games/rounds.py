@@ -233,7 +233,7 @@ def end_rounds(round_ids: list[int], wait: bool = True) -> list[int]:
     # database) is held for the scoring only, so many rooms ending at once end quickly.
     results = state.results_of(ended)
     for round_ in ended:
-        version = versions[round_.room_id]
+        version, whole = versions[round_.room_id], results[round_.id]
         # The scores and each player's own words first: the whole results (everyone's
         # words, the solution) are many times larger; each socket asks for them after,
         # and every process with sockets in the room answers from the copy sent along
@@ -243,10 +243,10 @@ def end_rounds(round_ids: list[int], wait: bool = True) -> list[int]:
             {
                 "type": "round.ended",
                 "version": version,
-                "scores": presenters.scores_dict(results[round_.id]),
+                "scores": presenters.scores_dict(whole),
             },
-            personal=("mine", presenters.own_results_by_player(results[round_.id])),
-            attach={"results": wire.encode(results[round_.id]), "round_number": round_.number},
+            personal=("mine", presenters.own_results_by_player(whole)),
+            attach={"results": wire.encode(whole), "round_number": round_.number},
         )
         live.mark_round_stale(round_.id)
         logger.info("round %s ended", round_)
