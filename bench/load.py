@@ -4,6 +4,7 @@
     python bench/load.py --quick                          # a smoke run: 16 players, rooms of 4
     python bench/load.py --players 100 --room-size 100    # one big room
     python bench/load.py --mode production --daphnes 2 --players 600
+    python bench/load.py --mode production --daphnes 2 --private-services  # clean costs
     python bench/load.py --url http://127.0.0.1:8000      # a site already running
     python bench/load.py --faults                         # four faults, a fresh site each
     python bench/load.py --faults redis,daphne            # some of them
@@ -30,7 +31,8 @@ Both modes set a random ``DJANGO_SECRET_KEY`` (debug off, as in real use) and
 2. rooms: the first player of each room creates it with ``round_seconds``, the others join,
    all rooms at once (each POST with an ``Idempotency-Key``, retried twice when no answer or
    a 5xx came); every player opens the room websocket with its token (players spread
-   over the Daphnes round-robin, as a proxy would) and keeps the room ``version``.
+   over the Daphnes round-robin, as a proxy would; ``--route room`` puts a room's players
+   on one Daphne, as a proxy hashing the room code would) and keeps the room ``version``.
 3. rounds: each host sends ``start_round``; between ``starts_at`` and ``ends_at`` (server
    clock; same machine) every player sends ``submit`` with a fresh ``client_id`` at
    ``--words-per-second`` with a random phase: mostly words the board spells (solved here
@@ -56,6 +58,19 @@ and, for a site it started, SQL statements per accepted word (from
 RSS of all server processes together (psutil, every 0.5 s, whole process trees), and this
 client's own CPU and event-loop lag, with a warning when the client itself may be the
 bottleneck.
+
+The costs of each part (``bench/crowd/costs.py``; docs/scaling.md uses them), over the
+play (from the last room's ``starts_at`` to the first room's ``ends_at``), over the rounds'
+end (from there until every player has had ``round.ended`` and the whole results, less the
+play of the rooms still playing) and idle (everyone connected, before the game): the
+CPU of each server process (Daphnes' CPU per verdict and per frame sent); in production,
+Redis commands by name (``INFO commandstats``) per accepted word and per room event, its
+CPU and bytes; PostgreSQL transactions and rows inserted, updated, deleted and fetched
+(``pg_stat_database`` and ``pg_stat_user_tables`` of the run's database) per accepted word
+and per room ending, and WAL bytes; and the payload bytes and frames the sockets carried,
+per socket. Redis and PostgreSQL are shared by default, so Redis's counts and the WAL
+include other programs' work: ``--private-services`` starts a redis-server and a
+PostgreSQL cluster of the run alone (as ``--faults`` does), which also measures their CPU.
 
 The faults scenario (``--faults``; implies ``--mode production --daphnes 2 --no-burst``, 50
 players in rooms of 8, 1 word/s, 30 s rounds) breaks the site mid-round and measures what
@@ -233,6 +248,21 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="Redis database (production; only this run's keys are deleted)",
     )
     site.add_argument(
+        "--route",
+        choices=("round-robin", "room"),
+        default="round-robin",
+        help="which Daphne each player's websocket goes to: round-robin (the next one, as a"
+        " proxy spreads connections), or room (all of a room's players on one Daphne, rooms"
+        " spread round-robin, as a proxy hashing the room code would)",
+    )
+    site.add_argument(
+        "--private-services",
+        action="store_true",
+        help="production: a redis-server and a PostgreSQL cluster of this run alone (as"
+        " --faults has), instead of --redis-url and --postgres-url: the costs' Redis counts,"
+        " WAL bytes and the services' CPU are then this site's alone",
+    )
+    site.add_argument(
         "--keep-tmp", action="store_true", help="keep the temporary directory (server logs)"
     )
     game = parser.add_argument_group("the game (defaults: issue 11's embedded floor)")
@@ -352,6 +382,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error("--words-per-second must be positive")
     if args.rounds < 1:
         parser.error("--rounds must be at least 1")
+    if args.private_services and (args.url or args.mode != "production"):
+        parser.error("--private-services is for a production site this run starts")
     if args.daphnes < 1 or (args.mode == "embedded" and args.daphnes != 1 and not args.url):
         parser.error("embedded mode runs exactly one Daphne (its channel layer is in memory)")
     if not 0 <= args.garbage_share + args.repeat_share <= 1:
@@ -368,7 +400,7 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, terminate)
     if args.faults:
         return main_faults(args)
-    site = Site(args)
+    site = Site(args, private=args.private_services)
     run = Run(args, site)
     try:
         site.start()

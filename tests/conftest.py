@@ -106,8 +106,7 @@ def redis_prefix(redis_url: str) -> Iterator[str]:
     delete_redis_keys(redis_url, prefix)
 
 
-@pytest.fixture
-def wifi() -> Iterator[SimulatedWifi]:
+def _simulated_wifi() -> Iterator[SimulatedWifi]:
     """A simulated Wi-Fi (netlab): ``wifi.add_host("phone")`` is another machine on it.
     Skips where network namespaces cannot be made (not root, no ``ip``), except under
     CI=true: CI runs as root, and the tests that need it must run there."""
@@ -126,6 +125,18 @@ def wifi() -> Iterator[SimulatedWifi]:
         yield network
     finally:
         network.close()
+
+
+@pytest.fixture
+def wifi() -> Iterator[SimulatedWifi]:
+    """A simulated Wi-Fi of the test's own (``_simulated_wifi``)."""
+    yield from _simulated_wifi()
+
+
+@pytest.fixture(scope="module")
+def module_wifi() -> Iterator[SimulatedWifi]:
+    """A simulated Wi-Fi shared by a module's tests, for a server that serves them all."""
+    yield from _simulated_wifi()
 
 
 @pytest.fixture(autouse=True)

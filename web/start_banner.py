@@ -14,14 +14,20 @@ import segno
 from web import network
 
 
-def banner(bind: str, port: str, lan_host: str = "", colour: bool = False) -> str:
+def banner(
+    bind: str,
+    port: str,
+    lan_host: str = "",
+    colour: bool = False,
+    to_serve_the_wifi: str = "run bin/start without --local",
+) -> str:
     """The text to print for a server listening on ``bind:port``."""
     local = f"http://127.0.0.1:{port}/"
     wildcard = bind in {"0.0.0.0", "::"}
     if not wildcard and network.is_loopback(bind):
         return (
             f"\nServing this machine only: open {local}\n"
-            "(Phones cannot reach it; run bin/start without --local to play on your Wi-Fi.)\n"
+            f"(Phones cannot reach it; {to_serve_the_wifi} to play on your Wi-Fi.)\n"
         )
     if not wildcard:
         addresses = [bind]

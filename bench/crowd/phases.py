@@ -84,8 +84,12 @@ async def set_up_rooms(run: Run) -> list[Room]:
     index = 0
     while index < args.players:
         room: Room[Player] = Room(len(rooms), min(args.room_size, args.players - index))
+        urls = run.site.urls
         for _ in range(room.size):
-            room.players.append(Player(run, room, index, run.site.urls[index % len(run.site.urls)]))
+            # round-robin: each player to the next Daphne, as a proxy spreads connections;
+            # room: all of a room's players on one Daphne (a proxy hashing the room code)
+            spot = len(rooms) if getattr(args, "route", "round-robin") == "room" else index
+            room.players.append(Player(run, room, index, urls[spot % len(urls)]))
             index += 1
         rooms.append(room)
 
@@ -218,12 +222,23 @@ async def _play_round(
         start = await take_snapshot(run)
         run.window_open = True
         run.phase = f"round {number}: playing"
+        # The costs' own windows (bench/crowd/costs.py): play while every room plays and
+        # none has ended, from the last start to the first deadline; the rounds' end from
+        # the first deadline until the last player had round.ended and the results.
+        await sleep_until(max(starts))
+        all_playing = await take_snapshot(run)
+        await sleep_until(min(ends))
+        first_end = await take_snapshot(run)
         await sleep_until(max(ends))
         run.window_open = False
         run.phase = f"round {number}: after the deadline"
         end = await take_snapshot(run)
         window.add(start, end)
         log(f"round {number}: deadline passed; waiting for round.ended and the last verdicts")
+        await asyncio.gather(*tasks)
+        # (the bench's own HTTP check of the results comes after, outside the window)
+        after = await take_snapshot(run)
+        window.add_costs(all_playing, first_end, after, [e - first_end.wall for e in ends])
     else:
         log(f"round {number}: no room started")
     await asyncio.gather(*tasks)

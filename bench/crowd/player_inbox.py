@@ -60,6 +60,10 @@ class PlayerInbox(PlayerLink):
             return None
         kind = message.get("type")
         self.m.received[kind] += 1
+        size = len(raw) if isinstance(raw, bytes) else len(raw.encode())
+        self.m.ws_frames_in += 1
+        self.m.ws_bytes_in += size
+        self.m.ws_bytes_in_by_type[str(kind)] += size
         self.last_heard = time.monotonic()
         version = message.get("version")
         if version is not None and kind not in ("state", "pong"):
@@ -114,11 +118,14 @@ class PlayerInbox(PlayerLink):
                 self.gap_since = None
             elif self.gap_since is None:
                 self.gap_since = time.monotonic()
+        self.m.event_frames += 1
         if version in self.seen:
             self.m.duplicate_events += 1
             return
         self.seen.add(version)
-        self.room.version_types.setdefault(version, str(kind))
+        if version not in self.room.version_types:
+            self.m.room_events += 1
+            self.room.version_types[version] = str(kind)
         if self.first_version is not None and self.first_version < version < self.max_seen:
             self.m.out_of_order += 1
         if version > self.max_seen:

@@ -342,7 +342,10 @@ class PlayerLink(ABC):
         if ws is None or not self.connected.is_set():
             return False
         try:
-            await ws.send(json.dumps(message))
+            text = json.dumps(message)
+            await ws.send(text)
+            self.m.ws_frames_out += 1
+            self.m.ws_bytes_out += len(text)  # json.dumps escapes to ASCII: chars = bytes
             return True
         except Exception:
             return False

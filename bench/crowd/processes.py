@@ -64,11 +64,14 @@ class ProcessMonitor:
             self.cpu_total = sum(self._cpu.values())
             return self.cpu_total
 
-    def cpu_by_group(self) -> dict[str, float]:
+    def cpu_by_group(self, exact: bool = False) -> dict[str, float]:
+        """CPU seconds of each named tree as last sampled (to 0.1 s unless ``exact``)."""
         with self._lock:
             result: dict[str, float] = {}
             for pid, seconds in self._cpu.items():
                 result[self._group[pid]] = result.get(self._group[pid], 0.0) + seconds
+            if exact:
+                return result
             return {name: round(seconds, 1) for name, seconds in result.items()}
 
     def _process(self, pid: int) -> psutil.Process:

@@ -8,6 +8,7 @@ import os
 from collections import Counter
 from typing import Any
 
+from bench.crowd.costs import build_costs
 from bench.crowd.figures import format_summary, percentile, summary
 from bench.crowd.phases import BURST_CREATIONS, BURST_JOINS, BURST_TIMES
 from bench.crowd.run import IN_TIME_MARGIN_SECONDS, SLOW_VERDICT_MS, Run
@@ -29,6 +30,8 @@ def build_report(run: Run, load: dict[str, Any]) -> dict[str, Any]:
             "mode": site.mode,
             "urls": site.urls,
             "daphnes": len(site.urls),
+            "route": getattr(args, "route", "round-robin"),
+            "private_services": bool(getattr(args, "private_services", False)),
             "players": args.players,
             "room_size": args.room_size,
             "words_per_second": args.words_per_second,
@@ -138,9 +141,36 @@ def build_report(run: Run, load: dict[str, Any]) -> dict[str, Any]:
         }
     else:
         report["server"] = None
+    if processes and window.play_costs_seconds:
+        report["costs"] = build_costs(
+            window.costs,
+            window.play_costs_seconds,
+            window.end_costs,
+            window.end_seconds,
+            window.rooms_ended,
+            window.idle_costs,
+            window.idle_seconds,
+            end_play_room_seconds=window.end_play_room_seconds,
+            round_seconds=args.round_seconds * args.rounds,
+            sockets=load["players_in"],
+            daphnes=len(site.urls),
+            sources=site.services_note()
+            if site.mode == "production"
+            else {"redis": "none (embedded: the channel layer is in memory)", "postgres": "none"},
+        )
+        if site.probe is not None and site.probe.failures:
+            site.notes.append(f"costs: counters not read: {_counts(dict(site.probe.failures))}")
+    else:
+        report["costs"] = None
     client_share = window.client_cpu / window.seconds if window.seconds else None
     # Everything else on the machine: other people's tests, browsers, the database server...
-    others = window.machine_cpu - window.client_cpu - (window.server_cpu if processes else 0.0)
+    # (with --private-services, their redis-server and PostgreSQL are the site's: not others)
+    services_cpu = window.costs.get("cpu.redis", 0.0) + window.costs.get("cpu.postgres", 0.0)
+    others = (
+        window.machine_cpu
+        - window.client_cpu
+        - (window.server_cpu + services_cpu if processes else 0.0)
+    )
     report["machine"] = {
         "cpus": cpus,
         "busy_cpu_seconds_in_play": round(window.machine_cpu, 1),
@@ -181,7 +211,8 @@ def build_report(run: Run, load: dict[str, Any]) -> dict[str, Any]:
         )
         warnings.append(
             f"other processes {what} kept {other_cores:.1f} of {cpus} cores busy while playing"
-            " (PostgreSQL and Redis count here too): the figures include that contention"
+            " (a shared PostgreSQL and Redis count here too, and the kernel's work for the"
+            " sockets): the figures include that contention"
         )
     if report["server"] and report["server"]["exited_early"]:
         warnings.append(f"server processes exited: {', '.join(report['server']['exited_early'])}")
@@ -195,7 +226,7 @@ def print_report(report: dict[str, Any]) -> None:
     add = lines.append
     add("")
     add(
-        f"== bench/load.py: {c['mode']}, {c['daphnes']} Daphne(s) or URL(s),"
+        f"== bench/load.py: {c['mode']}, {c['daphnes']} Daphne(s) or URL(s) ({c['route']}),"
         f" {report['players_playing']}"
         f" of {c['players']} players in {report['rooms']} rooms of <= {c['room_size']},"
         f" {c['words_per_second']:g} words/s, {c['round_seconds']} s rounds x {c['rounds']} =="
@@ -331,6 +362,8 @@ def print_report(report: dict[str, Any]) -> None:
             add(f"    {count} x {line}")
     else:
         add("server CPU/RSS: not measured (a site this run did not start)")
+    if report.get("costs"):
+        lines.extend(cost_lines(report["costs"]))
     client = report["client"]
     share = client["cpu_share_of_one_core_in_play"]
     add(
@@ -345,7 +378,7 @@ def print_report(report: dict[str, Any]) -> None:
     add(
         f"machine: {machine['busy_cpu_seconds_in_play']} CPU s busy in play, of which other"
         f" processes {machine['other_processes_cpu_seconds_in_play']} s"
-        f" ({machine['other_processes_cores_in_play']} cores; PostgreSQL/Redis included);"
+        f" ({machine['other_processes_cores_in_play']} cores; shared PostgreSQL/Redis included, private ones not);"
         f" load average {machine['load_average']}"
     )
     for warning in report["warnings"]:
@@ -357,4 +390,111 @@ def _counts(data: dict[str, Any]) -> str:
     return ", ".join(
         f"{key} {value:,}" if isinstance(value, int) else f"{key} {value}"
         for key, value in data.items()
+    )
+
+
+def _n(value: Any, unit: str = "") -> str:
+    if value is None:
+        return "n/a"
+    if isinstance(value, float) and not value.is_integer():
+        return f"{value:,}{unit}"
+    return f"{int(value):,}{unit}"
+
+
+def cost_lines(costs: dict[str, Any]) -> list[str]:
+    """The costs of each part (bench/crowd/costs.py), for docs/scaling.md."""
+    lines: list[str] = []
+    add = lines.append
+    play, end, idle = costs["play"], costs["round_end"], costs["idle"]
+    add(
+        f"costs in play ({play['seconds']} s, from the last room's start to the first deadline):"
+        f" {play['verdicts']:,} verdicts,"
+        f" {play['accepted_words']:,} accepted, {play['room_events']:,} room events,"
+        f" {play['frames_to_clients']:,} frames to clients"
+    )
+    d = play["daphnes"]
+    add(
+        f"    Daphnes: {d['cpu_seconds']} CPU s ({_n(d['cores_each'])} of a core each):"
+        f" {_n(d['cpu_ms_per_verdict'])} ms per verdict, or {_n(d['cpu_ms_per_frame_sent'])} ms"
+        f" per frame sent ({_n(d['verdicts_per_cpu_second'])} verdicts per CPU second);"
+        f" less the idle rate {_n(d['cpu_ms_per_verdict_less_idle'])} ms per verdict;"
+        f" CPU s by process: {_counts(play['cpu_seconds'])}"
+    )
+    r = play["redis"]
+    if r["commands"]:
+        add(
+            f"    Redis: {r['commands']:,} commands = {_n(r['commands_per_accepted_word'])} per"
+            f" accepted word, {_n(r['commands_per_room_event'])} per room event (less the idle"
+            f" rate {_n(r['commands_per_accepted_word_less_idle'])} and"
+            f" {_n(r['commands_per_room_event_less_idle'])}),"
+            f" {_n(r['commands_per_second'])}/s; {r['cpu_seconds']} CPU s"
+            f" ({_n(r['cpu_us_per_command'])} us per command); network"
+            f" {_n(r['net_bytes_per_accepted_word'])} B per accepted word"
+        )
+        add(f"        by command: {_counts(dict(list(r['by_command'].items())[:10]))}")
+    p = play["postgres"]
+    if p["database"]:
+        w = p["per_accepted_word"]
+        add(
+            f"    PostgreSQL per accepted word: {_n(w['transactions'])} transactions,"
+            f" rows inserted {_n(w['rows_inserted'])}, updated {_n(w['rows_updated'])},"
+            f" deleted {_n(w['rows_deleted'])}, fetched {_n(w['rows_fetched'])};"
+            f" WAL {_n(w['wal_bytes'])} B; CPU {_n(w['cpu_ms'])} ms; less the idle rate:"
+            f" {_n(p['transactions_per_accepted_word_less_idle'])} transactions, rows fetched"
+            f" {_n(p['rows_fetched_per_accepted_word_less_idle'])}"
+        )
+        add(f"        rows written by table: {_tables(p['tables_written'])}")
+    so = play["sockets"]
+    add(
+        f"    per socket and second: {_n(so.get('bytes_to_client_per_socket_second'))} B to the"
+        f" client, {_n(so.get('bytes_from_client_per_socket_second'))} B from it; room events"
+        f" per socket {_n(so['room_events_per_socket'])}; bytes to clients by type:"
+        f" {_counts(so['bytes_to_clients_by_type'])}"
+    )
+    add(
+        f"costs of the rounds' end ({end['seconds']} s from the first deadline to the last"
+        f" player's results, {end['rooms']} rooms; less the play of the rooms still playing"
+        f" then, {end['play_taken_off_room_seconds']} room-seconds at the play rate):"
+        f" CPU ms per room {_counts(end['cpu_ms_per_room'])}"
+    )
+    if end["redis"]["commands"]:
+        add(
+            f"    Redis {_n(end['redis']['commands_per_room'])} commands per room"
+            f" ({_counts(dict(list(end['redis']['by_command'].items())[:8]))})"
+        )
+    if end["postgres"]["database"]:
+        w = end["postgres"]["per_room"]
+        add(
+            f"    PostgreSQL per room: {_n(w['transactions'])} transactions, rows inserted"
+            f" {_n(w['rows_inserted'])}, updated {_n(w['rows_updated'])}, deleted"
+            f" {_n(w['rows_deleted'])}, fetched {_n(w['rows_fetched'])}; WAL {_n(w['wal_bytes'])}"
+            f" B; CPU {_n(w['cpu_ms'])} ms"
+        )
+        add(f"        rows written by table: {_tables(end['postgres']['tables_written'])}")
+    add(f"    bytes to clients by type: {_counts(end['sockets']['bytes_to_clients_by_type'])}")
+    ps = costs["per_socket_per_round"]
+    add(
+        f"per socket and round (play at its rate over the round, + end):"
+        f" {_n(ps['bytes_to_client'])} B in"
+        f" {_n(ps['frames_to_client'])} frames to the client, {_n(ps['bytes_from_client'])} B in"
+        f" {_n(ps['frames_from_client'])} frames from it (payloads, without framing)"
+    )
+    add(
+        f"idle ({idle['seconds']} s, all connected, no round): cores {_counts(idle['cpu_cores'])};"
+        f" Redis {_n(idle['redis_commands_per_second'])} commands/s; PostgreSQL"
+        f" {_n(idle['postgres_transactions_per_second'])} transactions/s,"
+        f" {_n(idle['postgres_rows_written_per_second'])} rows written/s"
+    )
+    for part, note in costs["sources"].items():
+        add(f"    {part}: {note}")
+    return lines
+
+
+def _tables(tables: dict[str, dict[str, int]]) -> str:
+    return (
+        "; ".join(
+            f"{table} " + " ".join(f"{what} {count:,}" for what, count in counts.items())
+            for table, counts in tables.items()
+        )
+        or "none"
     )

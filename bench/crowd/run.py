@@ -91,6 +91,14 @@ class Metrics:
     syncs: Counter[str] = field(default_factory=Counter)  # why the client sent sync
     keepalive_closes: int = 0  # nothing heard for 12 s: closed and reconnected
     failovers: int = 0  # a connection refused by one Daphne went to another (the proxy)
+    # what the sockets carried (payload bytes, without the websocket framing): for the costs
+    ws_frames_in: int = 0
+    ws_frames_out: int = 0
+    ws_bytes_in: int = 0
+    ws_bytes_out: int = 0
+    ws_bytes_in_by_type: Counter[str] = field(default_factory=Counter)
+    event_frames: int = 0  # frames with a room version (each socket's copy of an event)
+    room_events: int = 0  # distinct room events: (room, version) first seen by any client
 
 
 class Run:

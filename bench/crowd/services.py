@@ -145,6 +145,12 @@ class PrivatePostgres:
     def running(self) -> bool:
         return (self.data / "postmaster.pid").exists()
 
+    def postmaster_pid(self) -> int | None:
+        """The cluster's postmaster (its backends are its children), or None."""
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            return int((self.data / "postmaster.pid").read_text().split()[0])
+        return None
+
     def destroy(self) -> None:
         """Stop it (immediate) if it runs, and remove its directory."""
         if self.initialised and self.running():

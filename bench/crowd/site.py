@@ -22,6 +22,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from bench.crowd.costs import ServiceProbe
 from bench.crowd.figures import log
 from bench.crowd.http_client import http_call
 from bench.crowd.processes import ProcessMonitor, Started
@@ -67,6 +68,10 @@ class Site:
         self.private_postgres: PrivatePostgres | None = None
         self.postgres_url: str = args.postgres_url
         self.run_env: dict[str, str] = {}
+        # The costs (bench/crowd/costs.py): Redis and PostgreSQL counters, and with private
+        # services the CPU of the redis-server and the PostgreSQL cluster.
+        self.probe: ServiceProbe | None = None
+        self.services_monitor = ProcessMonitor()
 
     # -- starting
 
@@ -137,6 +142,8 @@ class Site:
                 run_env,
             )
         self.monitor.start()
+        if self.mode == "production":
+            self._start_probe(env)
         for url in self.urls:
             self._wait_ready(url)
         if self.mode == "production":
@@ -185,6 +192,31 @@ class Site:
             "REDIS_URL": self.redis_url,
             "BOGGLE_REDIS_PREFIX": self.redis_prefix,
             "BOGGLE_DICTIONARY_DIR": str(REPO / "var" / "dictionaries"),
+        }
+
+    def _start_probe(self, env: dict[str, str]) -> None:
+        self.probe = ServiceProbe(self.redis_url, env.get("DATABASE_URL"))
+        if self.private_redis is not None and self.private_redis.process is not None:
+            self.services_monitor.add("redis", self.private_redis.process.pid)
+        if self.private_postgres is not None:
+            pid = self.private_postgres.postmaster_pid()
+            if pid is not None:
+                self.services_monitor.add("postgres", pid)
+
+    def services_note(self) -> dict[str, str]:
+        """Where the costs' Redis and PostgreSQL counters come from, and what they include."""
+        if self.private:
+            return {
+                "redis": "a redis-server of this run alone: its counts are this site's",
+                "postgres": "a PostgreSQL cluster of this run alone: rows, WAL and CPU are this"
+                " site's",
+            }
+        return {
+            "redis": f"the shared Redis at {self.args.redis_url}: commands, CPU and bytes include"
+            " every other program's on it (--private-services for clean counts)",
+            "postgres": "the shared PostgreSQL: rows and transactions are this run's database"
+            " only; WAL bytes are the whole server's; its CPU is not measured"
+            " (--private-services)",
         }
 
     def _setup(self, env: dict[str, str]) -> None:
@@ -366,6 +398,8 @@ class Site:
 
     def stop(self) -> None:
         self.monitor.stop()
+        if self.probe is not None:
+            self.probe.close()
         alive = [s for s in self.processes if not s.killed]  # the killed ones are reaped
         for started in reversed(alive):
             with contextlib.suppress(ProcessLookupError, PermissionError):

@@ -1,0 +1,9 @@
+"""The production stack on one machine, as operators run it (README, "Production").
+
+``deploy/`` holds the files operators install: the nginx site, the systemd units and the
+environment template. This package runs them: ``production.run`` is the one place each
+process's command line is written (the units and the supervisor both call it),
+``production.render`` fills in the nginx site and writes the supervisor's configuration, and
+``python -m production start`` (``bin/start --production``) runs the whole stack here under
+supervisord, behind nginx. Plain Python: nothing here imports Django.
+"""
