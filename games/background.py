@@ -4,7 +4,8 @@
 - The flusher: every ``live.REFUSED_FLUSH_SECONDS`` it writes the refused entries waiting
   in memory (``games.live``; often enough that they are stored before a round's grace after
   its deadline ends, whichever process ends it), and every ``live_counts.PUBLISH_SECONDS``
-  it sends the live counts of rooms whose counts changed (``games.live_counts``), lets go
+  it sends the live counts of rooms whose counts changed (``games.live_counts``), follows
+  presence in rounds waiting for their players (``games.ready``), lets go
   of rounds idle for long and, on SQLite, checkpoints the write-ahead log (off the
   players' writes: ``web.sqlite``).
 - The presence beat (``games.presence``): every ``presence.BEAT_SECONDS`` it renews the
@@ -20,7 +21,7 @@ import asyncio
 import contextlib
 import logging
 
-from games import deadlines, events, live, live_counts, presence
+from games import deadlines, events, live, live_counts, presence, ready
 from web.sqlite.base import checkpoint_wal
 from web.threads import in_thread
 
@@ -62,6 +63,7 @@ def flush_once(publish: bool = True) -> None:
     finally:
         if publish:
             live_counts.publish_changed()
+            ready.recheck_waiting()
             live.drop_idle()
             checkpoint_wal()
 

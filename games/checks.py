@@ -168,6 +168,7 @@ def check_settings(room: Room, changes: Any) -> dict[str, Any]:
         "dictionary",
         "cancel_duplicates",
         "instant_verdicts",
+        "ready_check",
     }
     known |= {name for part in _settings_parts for name in part.fields}
     unknown = sorted(set(changes) - known)
@@ -223,7 +224,7 @@ def check_settings(room: Room, changes: Any) -> dict[str, Any]:
             names = ", ".join(available_dictionaries())
             raise InvalidInput(_("dictionary is one of %(names)s") % {"names": names})
         cleaned["dictionary"] = changes["dictionary"]
-    for flag in ("cancel_duplicates", "instant_verdicts"):
+    for flag in ("cancel_duplicates", "instant_verdicts", "ready_check"):
         if flag in changes:
             if not isinstance(changes[flag], bool):
                 raise InvalidInput(f"{flag} is true or false")
@@ -266,3 +267,14 @@ def is_int(value: Any) -> bool:
 def current_round(room_id: int) -> Round | None:
     """The room's latest round, whatever its state."""
     return Round.objects.filter(room_id=room_id).order_by("-number").first()
+
+
+# Largest round number taken from a client (a 32-bit column's range).
+MAX_ROUND_NUMBER = 2**31 - 1
+
+
+def check_round_number(value: Any) -> int:
+    """A round's number as a client sends it (``results``, ``ready``, ``force_start``)."""
+    if not is_int(value) or not 1 <= value <= MAX_ROUND_NUMBER:
+        raise InvalidInput("round_number is a round's number: 1, 2, …")
+    return int(value)

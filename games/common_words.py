@@ -11,7 +11,7 @@ from before, words accepted on a challenge) are looked up here.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import lru_cache
 
 from games.room_dictionaries import dictionary_language
@@ -57,6 +57,13 @@ def common_in(words: Iterable[str], dictionary: str) -> frozenset[str]:
     if zipf is None:
         return frozenset(words)
     return common_words(words, lambda word: zipf.get(word, 0.0), COMMON_ZIPF)
+
+
+def zipf_of(dictionary: str) -> Callable[[str], float]:
+    """A word's Zipf frequency in the dictionary's language, 0.0 below COMMON_ZIPF (rare)
+    or where the language has no frequency list: how common the word is in print."""
+    zipf = _zipf_of_common(dictionary_language(dictionary)) or {}
+    return lambda word: zipf.get(word, 0.0)
 
 
 def is_common(word: str, dictionary: str) -> bool:

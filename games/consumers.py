@@ -33,6 +33,7 @@ from games import (
     latest_versions,
     presence,
     presenters,
+    ready,
     results_cache,
     rooms,
     rounds,
@@ -76,8 +77,6 @@ RESULTS_CHANGES = frozenset(
 # Replies that can be large (a room's state, a round's whole results): they spend the
 # socket's byte budget (socket_limits.SyncBudget).
 LARGE_REPLIES = frozenset({"sync", "results"})
-# Round numbers a ``results`` message may name (a database integer).
-MAX_ROUND_NUMBER = 2**31 - 1
 
 
 Handler = Callable[["RoomConsumer", dict], Awaitable[dict | None]]
@@ -493,15 +492,17 @@ class RoomConsumer(AsyncWebsocketConsumer):
 
     async def _on_results(self, message: dict) -> dict:
         """A round's whole results, after the scores ``round.ended`` gave (docs/api.md)."""
-        number = message.get("round_number")
-        if (
-            not isinstance(number, int)
-            or isinstance(number, bool)
-            or not 1 <= number <= MAX_ROUND_NUMBER
-        ):
-            raise InvalidInput("round_number is a round's number: 1, 2, …")
+        number = checks.check_round_number(message.get("round_number"))
         text = await results_cache.encoded(self.my_room.pk, number)
         return {"type": "results", "round_number": number, "results": wire.Encoded(text)}
+
+    async def _on_ready(self, message: dict) -> dict:
+        await in_thread(ready.do_ready)(self.me, message.get("round_number"))
+        return {"type": "ok", "request": "ready"}
+
+    async def _on_force_start(self, message: dict) -> dict:
+        await in_thread(ready.do_force_start)(self.me, message.get("round_number"))
+        return {"type": "ok", "request": "force_start"}
 
     async def _on_ping(self, message: dict) -> dict:
         pong = {"type": "pong", "client_time": message.get("client_time")}
@@ -531,6 +532,8 @@ class RoomConsumer(AsyncWebsocketConsumer):
         "hint": _on_hint,
         "sync": _on_sync,
         "results": _on_results,
+        "ready": _on_ready,
+        "force_start": _on_force_start,
         "ping": _on_ping,
     }
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from django.db.models import Sum
 
+from games.awards import game_awards
 from games.models import Player, Room, Round, Submission
 from games.presenters import timestamp_ms
 from games.state import in_room_at_end  # the rule results use
@@ -95,7 +96,8 @@ def _longest_key(word: str, points: int) -> tuple[int, int, str]:
 
 def game_stats(room: Room, game: int | None = None) -> dict[str, Any]:
     """Each player's stats over the ended rounds of one of the room's games (the current
-    one by default; docs/api.md, "A room's history"). Four queries. A player's rounds are those whose results list them: they were in the room
+    one by default; docs/api.md, "A room's history"), with its awards (``games.awards``).
+    Eight queries (nine in a practice room). A player's rounds are those whose results list them: they were in the room
     when it ended, or entered a word in it. ``share_of_max`` = their points over the sum of
     ``max_points`` of their rounds, so a late joiner is not judged on rounds they missed."""
     game = room.game if game is None else game
@@ -139,6 +141,7 @@ def game_stats(room: Room, game: int | None = None) -> dict[str, Any]:
         "rounds": len(rounds),
         "max_points": sum(max_points for _, max_points, _ in rounds.values()),
         "players": entries,
+        "awards": game_awards(room, game, {player.id: player.nickname for player in players}),
     }
 
 

@@ -23,15 +23,22 @@ from solver.judge import Verdict
 
 # A changed room gets its counts at most this often, whichever processes took its words.
 PUBLISH_SECONDS = 1.0
+# An accepted word this long (letters: Qu counts as two) is a moment the table screen
+# announces: the counts frame after it names who found one, and its length, not the word.
+LONG_WORD_LETTERS = 8
 
 _changed: dict[int, int] = {}  # room id -> round id
+_long_words: dict[int, list[tuple[int, int]]] = {}  # room id -> (player id, letters)
 _lock = threading.Lock()
 
 
-def changed(room_id: int, round_id: int) -> None:
-    """The round's counts moved: publish them with the next batch."""
+def changed(room_id: int, round_id: int, long_word: tuple[int, int] | None = None) -> None:
+    """The round's counts moved: publish them with the next batch; ``long_word`` (player
+    id, letters) goes with them."""
     with _lock:
         _changed[room_id] = round_id
+        if long_word is not None:
+            _long_words.setdefault(room_id, []).append(long_word)
 
 
 def counts_by_round(round_ids: list[int]) -> dict[int, dict[str, int]]:
@@ -55,6 +62,8 @@ def publish_changed() -> int:
     with _lock:
         batch = dict(_changed)
         _changed.clear()
+        long_words = dict(_long_words)
+        _long_words.clear()
     if not batch:
         return 0
     running = list(
@@ -69,11 +78,17 @@ def publish_changed() -> int:
             version = _claim_counts_frame(room_id)
             if version is None:  # another process sent this room counts just now: next time
                 changed(room_id, round_id)
+                for long_word in long_words.get(room_id, []):
+                    changed(room_id, round_id, long_word)
                 continue
             room = Room(pk=room_id, code=code, version=version)
-            events.send_room_event_on_commit(
-                room, {"type": "round.counts", "version": version, "counts": counts[round_id]}
-            )
+            frame: dict = {"type": "round.counts", "version": version, "counts": counts[round_id]}
+            if long_words.get(room_id):
+                frame["long_words"] = [
+                    {"player_id": player_id, "letters": letters}
+                    for player_id, letters in long_words[room_id]
+                ]
+            events.send_room_event_on_commit(room, frame)
             sent += 1
     return sent
 
@@ -104,3 +119,4 @@ def clear() -> None:
     """Forget the changed rooms (tests: a fresh process)."""
     with _lock:
         _changed.clear()
+        _long_words.clear()

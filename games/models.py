@@ -92,6 +92,11 @@ class Room(models.Model):
     instant_verdicts = models.BooleanField(
         default=True, help_text="Tell players at once whether each word counts."
     )
+    ready_check = models.BooleanField(
+        default=False,
+        help_text="Before each round's countdown, wait until every online player says they are"
+        " ready (or the host starts anyway).",
+    )
     next_board = models.CharField(
         max_length=200,
         blank=True,
@@ -280,6 +285,18 @@ class Round(models.Model):
     cancel_duplicates = models.BooleanField()
     instant_verdicts = models.BooleanField()
     round_seconds = models.PositiveIntegerField(null=True, blank=True)
+    # The ready check (games.ready): the round is solved and waits for its players from
+    # ``ready_since`` until nobody online is waited for, or the host starts it anyway.
+    ready_check = models.BooleanField(default=False)
+    ready_since = models.DateTimeField(null=True, blank=True)
+    ready_players = models.JSONField(
+        default=list, blank=True, help_text="Ids of the players who said they are ready."
+    )
+    ready_waiting = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="Ids of the online players last announced as waited for.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     starts_at = models.DateTimeField(null=True, blank=True)
     ends_at = models.DateTimeField(null=True, blank=True, db_index=True)

@@ -151,6 +151,17 @@ def sweep() -> int:
     return len(rows)
 
 
+def online_player_ids(room_id: int) -> list[int]:
+    """The room's players who are in it and have a live socket, by id."""
+    return list(
+        Player.objects.filter(room_id=room_id, left_at__isnull=True, kicked=False)
+        .with_presence()
+        .filter(is_online=True)
+        .order_by("pk")
+        .values_list("pk", flat=True)
+    )
+
+
 def _offline_players(player_ids: set[int]) -> list[Player]:
     """Those of the players, still in their room, with no live socket left."""
     return list(

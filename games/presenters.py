@@ -57,6 +57,7 @@ def settings_dict(room: Room) -> dict:
         "dictionary": room.dictionary,
         "cancel_duplicates": room.cancel_duplicates,
         "instant_verdicts": room.instant_verdicts,
+        "ready_check": room.ready_check,
         "next_board": room.next_board or None,
     }
 
@@ -85,7 +86,16 @@ def round_dict(round_: Round, common: frozenset[str] | None = None) -> dict:
         # msgpack refuses int map keys (every socket in the room would close with 1011).
         "points_table": {str(n): p for n, p in points_table(round_.rows, round_.cols).items()},
         "word_counts": word_counts(round_, common),
+        "ready_check": ready_check_dict(round_),
     }
+
+
+def ready_check_dict(round_: Round) -> dict | None:
+    """While the round waits for its players (``games.ready``): who said they are ready,
+    who is waited for; None otherwise (no ready check, not solved yet, or started)."""
+    if round_.status != Round.Status.PREPARING or round_.ready_since is None:
+        return None
+    return {"ready": list(round_.ready_players), "waiting": list(round_.ready_waiting)}
 
 
 def number_in_game(round_: Round) -> int:

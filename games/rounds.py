@@ -14,7 +14,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from dictionaries.exceptions import DictionaryError
-from games import common_words, events, live, presenters, signals, state
+from games import common_words, events, live, presence, presenters, signals, state
 from games.checks import check_host, current_round
 from games.exceptions import WrongRoundState
 from games.models import (
@@ -108,6 +108,7 @@ def do_start_round(host: Player) -> Round:
         cancel_duplicates=room.cancel_duplicates,
         instant_verdicts=room.instant_verdicts,
         round_seconds=room.round_seconds,
+        ready_check=room.ready_check,
     )
     events.emit_to_room(room, "round.preparing", {"round": presenters.round_dict(round_)})
     if room.next_board:  # a typed or photographed board is used once
@@ -123,24 +124,53 @@ def _enqueue_prepare(round_id: int) -> None:
 
 
 def do_prepare_round(round_id: int) -> bool:
-    """Solve the board, then start the countdown. Idempotent: False if already done."""
+    """Solve the board, then start the countdown, or with a ready check wait for the
+    players (``games.ready``). Idempotent: False if already done."""
     round_ = Round.objects.filter(pk=round_id).select_related("room").first()
-    if round_ is None or round_.status != Round.Status.PREPARING:
+    if round_ is None or round_.status != Round.Status.PREPARING or round_.ready_since:
         return False
     words = _solve(round_, word_list_for_round(round_))
     # Which words most players know (games.common_words): stored with each word.
     common = common_words.common_in((w.word for w in words), round_.dictionary)
+    solved = {
+        "solution": [[w.word, w.points, list(w.path), w.word in common] for w in words],
+        "max_points": sum(w.points for w in words),
+    }
+    if round_.ready_check:
+        return _wait_for_players(round_, solved)
+    return start_countdown(round_id, solved)
+
+
+def _wait_for_players(round_: Round, solved: dict) -> bool:
+    """The board is solved: store it and ask everyone online whether they are ready."""
+    with transaction.atomic():
+        waiting = presence.online_player_ids(round_.room_id)
+        updated = Round.objects.filter(
+            pk=round_.pk, status=Round.Status.PREPARING, ready_since__isnull=True
+        ).update(**solved, ready_since=timezone.now(), ready_waiting=waiting)
+        if not updated:
+            return False
+        round_.refresh_from_db()
+        events.emit_to_room(
+            round_.room, "round.ready_check", {"round": presenters.round_dict(round_)}
+        )
+    return True
+
+
+def start_countdown(round_id: int, solved: dict | None = None) -> bool:
+    """Start the countdown of a prepared round (storing its solution, ``solved``, when it is
+    not stored yet); False if it has started already."""
     with transaction.atomic():
         starts_at = timezone.now() + timedelta(seconds=COUNTDOWN_SECONDS)
-        ends_at = (
-            starts_at + timedelta(seconds=round_.round_seconds) if round_.round_seconds else None
-        )
+        round_ = Round.objects.select_related("room").get(pk=round_id)
+        seconds = round_.round_seconds
+        ends_at = starts_at + timedelta(seconds=seconds) if seconds else None
         updated = Round.objects.filter(pk=round_id, status=Round.Status.PREPARING).update(
+            **(solved or {}),
             status=Round.Status.RUNNING,
-            solution=[[w.word, w.points, list(w.path), w.word in common] for w in words],
-            max_points=sum(w.points for w in words),
             starts_at=starts_at,
             ends_at=ends_at,
+            ready_waiting=[],
         )
         if not updated:
             return False
@@ -364,6 +394,6 @@ def prepare_stalled_rounds() -> int:
     """Prepare rounds whose preparing task was lost (a worker died)."""
     cutoff = timezone.now() - timedelta(seconds=PREPARE_TIMEOUT_SECONDS)
     stalled = Round.objects.filter(
-        status=Round.Status.PREPARING, created_at__lte=cutoff
+        status=Round.Status.PREPARING, created_at__lte=cutoff, ready_since__isnull=True
     ).values_list("id", flat=True)
     return sum(do_prepare_round(round_id) for round_id in list(stalled))

@@ -11,6 +11,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from games import events, presenters, signals
+from games.awards import game_awards
 from games.checks import check_host, current_round
 from games.exceptions import WrongRoundState
 from games.models import Player, Room, Round, Submission
@@ -48,6 +49,7 @@ def standing(room: Room) -> dict:
         "winners": [entry["id"] for entry in ranked if entry["rank"] == 1],
         "rounds": rounds,
         "ended_at": presenters.timestamp_ms(room.game_ended_at),
+        "awards": game_awards(room, room.game),
     }
 
 

@@ -44,6 +44,12 @@ def room_totals(
     return dict(totals)
 
 
+def game_round_scores(room: Room, game: int) -> list[RoundScore]:
+    """Each player's score in each ended round of one of the room's games."""
+    scored = Submission.objects.filter(round__room=room, round__game=game)
+    return _round_scores(scored, practice=room.practice)
+
+
 def totals_through(rounds: Iterable[Round]) -> dict[int, dict[int, int]]:
     """``room_totals(room, through_round=r.number, game=r.game)`` for each ended round ``r``,
     keyed by its id, for rooms whose rounds end together: two or three queries whatever

@@ -159,8 +159,17 @@ def store(live: LiveRound, player_id: int, judgement: Judgement, client_id: str)
         live_rounds.mark_stale(live.room_id)
         return round_over(judgement.word, client_id)
     live_rounds.record_written(live, player_id, client_id, judgement.word, judgement.verdict)
-    live_counts.changed(live.room_id, live.id)
+    live_counts.changed(live.room_id, live.id, _long_word(live, player_id, judgement))
     return SubmitResult(judgement.word, judgement.verdict, client_id, instant)
+
+
+def _long_word(live: LiveRound, player_id: int, judgement: Judgement) -> tuple[int, int] | None:
+    """(player, letters) when the entry is an accepted long word the room may hear of: never
+    with hidden verdicts, where it would give a verdict away."""
+    letters = len(judgement.word)
+    if judgement.accepted and live.instant_verdicts and letters >= live_counts.LONG_WORD_LETTERS:
+        return (player_id, letters)
+    return None
 
 
 def _one_statement() -> contextlib.AbstractContextManager[object]:

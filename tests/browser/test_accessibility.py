@@ -74,6 +74,20 @@ def axe_violations(page: Page, axe_source: str) -> list[dict]:
     )
 
 
+def serious_violations(page: Page) -> list[str]:
+    """axe-core's serious and critical findings on the page as it is now (none without
+    axe-core: test_accessibility.py says how to get it)."""
+    if not AXE.exists():
+        return []
+    violations = axe_violations(page, AXE.read_text(encoding="utf-8"))
+    return [
+        f"{v['id']} ({v['impact']}) {node['target']}"
+        for v in violations
+        if v["impact"] in FORBIDDEN_IMPACTS
+        for node in v["nodes"]
+    ]
+
+
 class Audit:
     """The violations of every state one test visits, asserted together at the end (so a
     failing run lists all of them, not the first one)."""

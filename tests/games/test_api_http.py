@@ -65,6 +65,7 @@ def test_create_room_with_defaults():
         "dictionary": "english",
         "cancel_duplicates": True,
         "instant_verdicts": True,
+        "ready_check": False,
         "next_board": None,
     }
     assert room["host_id"] == player["id"] == room["you"]

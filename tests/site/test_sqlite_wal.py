@@ -54,6 +54,7 @@ def test_the_flusher_checkpoints_once_a_second(monkeypatch) -> None:
     monkeypatch.setattr(background, "checkpoint_wal", lambda: checkpoints.append(None))
     monkeypatch.setattr(background.live, "flush_refused", lambda: None)
     monkeypatch.setattr(background.live_counts, "publish_changed", lambda: None)
+    monkeypatch.setattr(background.ready, "recheck_waiting", lambda: 0)
     background.flush_once(publish=False)
     assert checkpoints == []
     background.flush_once(publish=True)

@@ -14,6 +14,7 @@ export class BoardView {
     this.container = container;
     this.label = label;
     this.key = null;
+    this.shown = null;
     this.faces = [];
     this.rows = 0;
     this.cols = 0;
@@ -33,6 +34,7 @@ export class BoardView {
     const key = `${round.number}:${round.board}:${concealed}:${concealedText}`;
     if (key === this.key) return;
     this.key = key;
+    this.shown = { number: round.number, board: round.board };
     this.rows = round.rows;
     this.cols = round.cols;
     this.faces = round.grid.flat();
@@ -68,6 +70,11 @@ export class BoardView {
       concealed: phase === "preparing" || phase === "countdown",
       concealedText: phase === "countdown" ? gettext("%(board)s: the letters show when the round starts", { board: this.label }) : null,
     });
+  }
+
+  /** Whether the board drawn is `round`'s (face up or down). */
+  shows(round) {
+    return Boolean(this.shown && round && this.shown.number === round.number && this.shown.board === round.board);
   }
 
   describe() {

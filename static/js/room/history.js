@@ -1,18 +1,26 @@
-// The room's history card: its ended rounds (each opens its read-only results page) and
-// every player's stats over the game (words, points, best word, share of the maximum,
-// longest word). Fetched from the API (docs/api.md, "Rounds", "Game stats") when the page
-// opens and again whenever a round ends or is scored again.
+// The room's history card: its ended rounds (each opens its read-only results page), every
+// player's stats over the game (words, points, best word, share of the maximum, longest
+// word) and the game's awards (awards.js). Fetched from the API (docs/api.md, "Rounds",
+// "Game stats") when the page opens and again whenever a round ends or is scored again.
+// After a rematch, a choice of game shows an earlier game's stats and awards; until the new
+// game has an ended round, the latest game that has one is shown.
 
 import { getJSON } from "../lib/api.js";
 import { h } from "../lib/dom.js";
 import { tableHead } from "../lib/table.js";
 import { gettext, ngettext } from "../lib/i18n.js";
+import { awardsSection } from "./awards.js";
 import { faceText, percentText, pointsText, roundInGame } from "./format.js";
 import { roundLink } from "./share-round.js";
 
 /** A board in one line, row by row, as its dice read: "CATS QuIEX DOGZ WENT". */
 function boardText(grid) {
   return grid.map((row) => row.map((face) => faceText(face) || "·").join("")).join(" ");
+}
+
+/** The games that have ended rounds in the room's rounds list, the latest first. */
+function playedGames(rounds) {
+  return [...new Set(rounds.map((round) => round.game || 1))].sort((a, b) => b - a);
 }
 
 export class HistoryView {
@@ -22,10 +30,14 @@ export class HistoryView {
     this.body = card.querySelector(".history-body");
     this.key = null;
     this.loading = null;
+    this.game = null; // the room's current game
+    this.chosen = null; // the game whose stats the player picked (null: the latest played)
   }
 
   /** Called on every store change: loads again when the latest results changed. */
   render(store) {
+    this.store = store;
+    this.you = store.you;
     const results = store.state.results;
     const round = store.state.round;
     const game = store.state.game || 1;
@@ -36,8 +48,12 @@ export class HistoryView {
       this.card.hidden = true;
       return;
     }
+    if (game !== this.game) {
+      this.game = game;
+      this.chosen = null; // a new game: its stats, once it has some
+    }
     const points = results ? results.players.map((entry) => `${entry.id}=${entry.round_points}`).join(",") : "";
-    const key = `${game}:${results ? results.round.number : 0}:${points}`;
+    const key = `${game}:${results ? results.round.number : 0}:${points}:${this.chosen || ""}`;
     if (key === this.key) return;
     this.key = key;
     this.load();
@@ -46,10 +62,13 @@ export class HistoryView {
   async load() {
     const key = this.key;
     try {
-      const [{ rounds }, { stats }] = await Promise.all([
+      const [{ rounds }, current] = await Promise.all([
         getJSON(`/api/rooms/${this.code}/rounds`),
         getJSON(`/api/rooms/${this.code}/stats`),
       ]);
+      let { stats } = current;
+      const game = this.shownGame(rounds, stats);
+      if (game !== stats.game) ({ stats } = await getJSON(`/api/rooms/${this.code}/stats?game=${game}`));
       if (key !== this.key) return; // a newer load is on its way
       this.draw(rounds, stats);
     } catch {
@@ -59,10 +78,63 @@ export class HistoryView {
     }
   }
 
+  /** The game whose stats show: the one picked, else the current game once it has an ended
+   * round, else the latest game that has one. */
+  shownGame(rounds, current) {
+    const games = playedGames(rounds);
+    if (this.chosen && games.includes(this.chosen)) return this.chosen;
+    if (current.rounds || !games.length) return current.game;
+    return games[0];
+  }
+
   draw(rounds, stats) {
     this.card.hidden = rounds.length === 0;
-    // A new game with no round played yet has no stats: its rounds come first once played.
-    this.body.replaceChildren(...(stats.rounds ? [this.roundList(rounds), this.statsTable(stats)] : [this.roundList(rounds)]));
+    if (!stats.rounds) {
+      this.body.replaceChildren(this.roundList(rounds));
+      return;
+    }
+    const games = playedGames(rounds);
+    // The number players see for each of the shown game's rounds.
+    const inGame = new Map(rounds.map((round) => [round.number, roundInGame(round)]));
+    const awards = awardsSection(stats.awards, {
+      id: "history-awards-title",
+      level: 3,
+      you: this.you,
+      roundNumber: (number) => inGame.get(number) || number,
+      className: "history-awards",
+    });
+    const refocus = document.activeElement && document.activeElement.id === "history-game";
+    this.body.replaceChildren(
+      this.roundList(rounds),
+      this.statsTable(stats, games.length > 1 ? this.gamePicker(games, stats.game) : null),
+      ...(awards ? [awards] : []),
+    );
+    if (refocus) this.body.querySelector("#history-game").focus();
+  }
+
+  /** After a rematch: which game's stats and awards to show. */
+  gamePicker(games, shown) {
+    const select = h(
+      "select",
+      {
+        id: "history-game",
+        on: {
+          change: () => {
+            this.chosen = Number(select.value);
+            this.key = null;
+            this.render(this.store);
+          },
+        },
+      },
+      ...games.map((game) =>
+        h("option", {
+          value: String(game),
+          selected: game === shown,
+          text: game === this.game ? gettext("Game %(game)s (this game)", { game }) : gettext("Game %(game)s", { game }),
+        }),
+      ),
+    );
+    return h("div", { class: "field history-game" }, h("label", { for: "history-game", text: gettext("Stats and awards of") }), select);
   }
 
   roundList(rounds) {
@@ -101,7 +173,7 @@ export class HistoryView {
     );
   }
 
-  statsTable(stats) {
+  statsTable(stats, picker) {
     const rows = stats.players.map((entry) => {
       const details = [];
       if (entry.best_word) {
@@ -130,6 +202,7 @@ export class HistoryView {
       "section",
       { class: "game-stats", "aria-labelledby": "game-stats-title" },
       h("h3", { id: "game-stats-title", text: gettext("Game stats") }),
+      picker,
       h(
         "p",
         { class: "hint" },

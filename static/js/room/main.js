@@ -15,6 +15,7 @@ import { PhotoView } from "./photo.js";
 import { PhotoSetView } from "./photo-set.js";
 import { PlayView } from "./play.js";
 import { PlayersView } from "./players.js";
+import { ReadyCheckView } from "./ready-check.js";
 import { HistoryView } from "./history.js";
 import { ResultsView } from "./results.js";
 import { RoomLink } from "./room-link.js";
@@ -92,6 +93,8 @@ function onRoomEvent(event) {
     announce(gettext("Round %(number)s is over. Here are the results.", { number: roundInGame(event.scores.round) }));
   } else if (event.type === "round.started") {
     announce(gettext("Round %(number)s starts in a few seconds.", { number: roundInGame(event.round) }));
+  } else if (event.type === "round.ready_check") {
+    announce(gettext("Round %(number)s: ready? It starts when everyone is ready.", { number: roundInGame(event.round) }));
   } else if (event.type === "player.joined" && event.player.id !== store.you) {
     announce(gettext("%(nickname)s joined.", { nickname: event.player.nickname }));
   } else if (event.type === "join.requested" && store.isHost) {
@@ -168,6 +171,7 @@ function onError(message) {
   if (message.request === "end_game") standingView.failed();
   if (message.request === "new_game") standingView.newGameFailed();
   if (message.request === "unkick") playersView.failedUnkick(store);
+  if (message.request === "ready" || message.request === "force_start") readyView.failed(message.request);
   if (message.request === "lock_room") lockView.failed(store);
   if (message.request === "admit" || message.request === "refuse") waitingListView.failed(store);
   if (message.request === "set_board") {
@@ -276,6 +280,11 @@ const playView = new PlayView(root, {
   onSubmit: submitWord,
   onEndRound: () => send({ type: "end_round" }),
   onHint: () => send({ type: "hint" }),
+});
+const readyView = new ReadyCheckView($("#play-panel .board-wrap"), {
+  boardShown: (round) => playView.board.shows(round),
+  onReady: (number) => send({ type: "ready", round_number: number, request_id: `ready-${number}` }),
+  onForceStart: (number) => send({ type: "force_start", round_number: number, request_id: `force-start-${number}` }),
 });
 const resultsView = new ResultsView($("#results-panel"), {
   store,
@@ -455,6 +464,7 @@ store.subscribe((current, changed) => {
   }
   if (phase === "play") playView.render(current, changed);
   else feedback.letSleep();
+  readyView.render(current);
   if (phase === "results") resultsView.render(current);
   if (["lobby", "play", "results"].includes(phase)) historyView.render(current);
   if (phase === "lobby" || phase === "results") photoView.render(current);

@@ -261,7 +261,9 @@ export class PlayView {
     const { state: clock, value, seconds } = this.timer.show(round, this.clock.now());
     const { countdown, entry, submit, clear } = this.el;
 
-    countdown.hidden = !(clock.phase === "countdown" || clock.phase === "preparing" || clock.phase === "over");
+    // While a ready check waits, its panel (ready-check.js) covers the board instead.
+    const readyCheck = clock.phase === "preparing" && Boolean(round.ready_check);
+    countdown.hidden = readyCheck || !(clock.phase === "countdown" || clock.phase === "preparing" || clock.phase === "over");
     const countdownText =
       clock.phase === "countdown"
         ? gettext("Starts in %(seconds)s", { seconds: value })

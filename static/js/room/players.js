@@ -1,10 +1,18 @@
-// The player list: who is here, who is online, who hosts, live word counts during a
-// round, running totals; the host's "Make host" and "Remove" buttons, and the players the
-// host removed, each with "Let back in" (unkick: their device may join again).
+// The player list: who is here, who is online, who hosts, who is ready (a ready check),
+// live word counts during a round, running totals; the host's "Make host" and "Remove"
+// buttons, and the players the host removed, each with "Let back in" (unkick: their device
+// may join again).
 
 import { h } from "../lib/dom.js";
 import { gettext } from "../lib/i18n.js";
 import { pointsText, wordsText } from "./format.js";
+import { waitingCheck } from "./ready-check.js";
+
+// A button's name for screen readers: its visible text first (what voice control users
+// say), then whom it acts on.
+function actionFor(action, nickname) {
+  return gettext("%(action)s: %(nickname)s", { action, nickname });
+}
 
 // How long a "Remove" click waits for its confirming second click.
 const CONFIRM_MS = 4000;
@@ -51,7 +59,7 @@ export class PlayersView {
           type: "button",
           class: "button small subtle",
           text: waiting ? gettext("Letting back…") : gettext("Let back in"),
-          "aria-label": gettext("Let %(nickname)s back in", { nickname: item.nickname }),
+          "aria-label": actionFor(waiting ? gettext("Letting back…") : gettext("Let back in"), item.nickname),
           dataset: { playerId: item.id },
           disabled: waiting,
           on: {
@@ -90,6 +98,13 @@ export class PlayersView {
     const badges = [];
     if (isHost) badges.push(h("span", { class: "badge host" }, h("span", { "aria-hidden": "true", text: "★ " }), gettext("host")));
     if (isYou) badges.push(h("span", { class: "badge you", text: gettext("you") }));
+    // A ready check waiting for its players: who is ready, who is waited for.
+    const check = waitingCheck(state.round);
+    if (check && (check.ready || []).includes(player.id)) {
+      badges.push(h("span", { class: "badge ready" }, h("span", { "aria-hidden": "true", text: "✓ " }), gettext("ready")));
+    } else if (check && (check.waiting || []).includes(player.id)) {
+      badges.push(h("span", { class: "badge not-ready", text: gettext("not ready") }));
+    }
     const status = h(
       "span",
       { class: `presence ${player.online ? "online" : "offline"}` },
@@ -106,7 +121,7 @@ export class PlayersView {
           type: "button",
           class: "button small subtle",
           text: gettext("Make host"),
-          "aria-label": gettext("Make %(nickname)s the host", { nickname: player.nickname }),
+          "aria-label": actionFor(gettext("Make host"), player.nickname),
           on: { click: () => this.onMakeHost(player.id) },
         }),
         this.kickButton(player),
@@ -131,7 +146,7 @@ export class PlayersView {
       type: "button",
       class: "button small subtle danger",
       text: gettext("Remove"),
-      "aria-label": gettext("Remove %(nickname)s from the room", { nickname: player.nickname }),
+      "aria-label": actionFor(gettext("Remove"), player.nickname),
     });
     let timer = null;
     button.addEventListener("click", () => {
@@ -142,11 +157,11 @@ export class PlayersView {
       }
       button.dataset.confirm = "1";
       button.textContent = gettext("Sure? Remove");
-      button.setAttribute("aria-label", gettext("Press again to remove %(nickname)s", { nickname: player.nickname }));
+      button.setAttribute("aria-label", actionFor(gettext("Sure? Remove"), player.nickname));
       timer = window.setTimeout(() => {
         delete button.dataset.confirm;
         button.textContent = gettext("Remove");
-        button.setAttribute("aria-label", gettext("Remove %(nickname)s from the room", { nickname: player.nickname }));
+        button.setAttribute("aria-label", actionFor(gettext("Remove"), player.nickname));
       }, CONFIRM_MS);
     });
     return button;

@@ -81,6 +81,7 @@ export class SettingsView {
       select("dictionary", gettext("Dictionary"), Object.entries(dictionaries).map(([name, title]) => new Option(title, name))),
       check("cancel_duplicates", gettext("Duplicates cancel"), gettext("A word found by two or more players scores for nobody.")),
       check("instant_verdicts", gettext("Instant verdicts"), gettext("Tell players at once whether each word counts.")),
+      check("ready_check", gettext("Ready check before each round"), gettext("Every phone asks “Ready?”; the round starts when everyone is ready, or when you start it.")),
     );
     this.form.replaceChildren(fields);
     this.form.addEventListener("change", (event) => this.changed(event.target));
@@ -111,6 +112,7 @@ export class SettingsView {
     dictionarySelect.value = settings.dictionary;
     form.querySelector("input[name=cancel_duplicates]").checked = settings.cancel_duplicates;
     form.querySelector("input[name=instant_verdicts]").checked = settings.instant_verdicts;
+    form.querySelector("input[name=ready_check]").checked = Boolean(settings.ready_check);
   }
 
   changed(control) {
@@ -147,6 +149,7 @@ export class SettingsView {
       ...item(gettext("Dictionary"), dictionaries[settings.dictionary] || settings.dictionary),
       ...item(gettext("Duplicates"), settings.cancel_duplicates ? gettext("cancel (score for nobody)") : gettext("score for everyone")),
       ...item(gettext("Verdicts"), settings.instant_verdicts ? gettext("at once") : gettext("with the results")),
+      ...item(gettext("Ready check"), settings.ready_check ? gettext("before each round") : gettext("off")),
       ...(settings.next_board ? item(gettext("Next board"), gettext("set by the host")) : []),
     ];
   }

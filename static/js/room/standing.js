@@ -1,14 +1,15 @@
 // The end of the game (docs/api.md, "The end of the game"): between rounds, after at least
 // one, the host may end the game (a confirm step first); then everyone sees the final
-// standing (ranks, totals, the winners). The host's "New game" starts a rematch in this
-// room (`new_game`: same players, link and QR code, scores from zero); the others wait
-// for it here, so the group stays together.
+// standing (ranks, totals, the winners) and the game's awards (awards.js). The host's "New
+// game" starts a rematch in this room (`new_game`: same players, link and QR code, scores
+// from zero); the others wait for it here, so the group stays together.
 //
 // Both parts are built here and put into the results panel, so the template stays as is.
 
 import { h } from "../lib/dom.js";
 import { tableHead } from "../lib/table.js";
 import { gettext } from "../lib/i18n.js";
+import { awardsSection, roundInGameFrom } from "./awards.js";
 import { ordinal, pointsText, roundsText } from "./format.js";
 
 // How long the confirm step stays open without an answer.
@@ -176,7 +177,7 @@ export class StandingView {
       const isYou = entry.id === store.you;
       return h(
         "tr",
-        { class: [isWinner ? gettext("winner") : "", isYou ? "mine" : ""].filter(Boolean).join(" "), dataset: { playerId: entry.id } },
+        { class: [isWinner ? "winner" : "", isYou ? "mine" : ""].filter(Boolean).join(" "), dataset: { playerId: entry.id } },
         h(
           "td",
           { class: "rank" },
@@ -193,6 +194,14 @@ export class StandingView {
         h("td", { class: "num total", text: entry.total_points }),
       );
     });
+    // Under the ranking: the game's awards, for others than the winner too.
+    const awards = awardsSection(standing.awards, {
+      id: "standing-awards-title",
+      level: 2,
+      you: store.you,
+      roundNumber: roundInGameFrom(store.round),
+      className: "standing-awards",
+    });
     this.next = h("div", { id: "standing-next", class: "standing-next" });
     this.panel.replaceChildren(
       h("h1", { id: "standing-title", class: "standing-title", tabindex: "-1", text: gettext("Final standing") }),
@@ -204,6 +213,7 @@ export class StandingView {
         tableHead([{ text: "#", class: "rank" }, { text: gettext("Player") }, { text: gettext("Total"), class: "num" }]),
         h("tbody", {}, ...rows),
       ),
+      ...(awards ? [awards] : []),
       this.next,
     );
   }

@@ -169,8 +169,12 @@ export class RoomStore {
         this.notify("photo_set");
         break;
       case "round.preparing":
+      case "round.ready_check":
       case "round.started":
         this.setRound(event.round);
+        break;
+      case "round.ready":
+        this.setReady(event);
         break;
       case "round.counts":
         if (state.round && state.round.status === "running") {
@@ -216,6 +220,14 @@ export class RoomStore {
       this.lastVerdict = null;
     }
     this.notify("round", "words", "counts");
+  }
+
+  /** Who is ready and who is waited for (`round.ready`), while the round waits for them. */
+  setReady(event) {
+    const round = this.state.round;
+    if (!round || round.number !== event.round_number || round.status !== "preparing" || !round.ready_check) return;
+    this.state.round = { ...round, ready_check: { ready: event.ready || [], waiting: event.waiting || [] } };
+    this.notify("ready");
   }
 
   endRound(results) {

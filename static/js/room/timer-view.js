@@ -9,7 +9,13 @@ import { fractionLeft, roundClock } from "./timer.js";
 export const URGENT_SECONDS = 10;
 
 /** The label and the value of the timer in roundClock's `state`. */
-function timerText(state) {
+function timerText(state, round) {
+  if (state.phase === "preparing" && round && round.ready_check) {
+    // A ready check waiting for its players: how many of them are ready ("1/3").
+    const ready = (round.ready_check.ready || []).length;
+    const waiting = (round.ready_check.waiting || []).length;
+    return { label: gettext("Ready"), value: `${ready}/${ready + waiting}` };
+  }
   if (state.phase === "preparing") return { label: gettext("Shaking the dice"), value: "…" };
   if (state.phase === "countdown") return { label: gettext("Starts in"), value: String(Math.ceil(state.left / 1000)) };
   if (state.phase === "playing" && state.left === null) return { label: gettext("Untimed"), value: clockText(state.elapsed) };
@@ -29,7 +35,7 @@ export class TimerView {
   show(round, now) {
     const { timer, label: labelEl, value: valueEl, bar } = this.el;
     const state = roundClock(round, now);
-    const { label, value } = timerText(state);
+    const { label, value } = timerText(state, round);
     if (labelEl.textContent !== label) labelEl.textContent = label;
     if (valueEl.textContent !== value) valueEl.textContent = value;
     const seconds = state.left === null ? null : Math.ceil(state.left / 1000);

@@ -9,13 +9,17 @@ import { gettext, ngettext } from "../lib/i18n.js";
 import { BoardView } from "../room/board.js";
 import { ServerClock } from "../room/clock.js";
 import { ConnectionBadge } from "../room/connection.js";
+import { Feedback } from "../room/feedback.js";
 import { durationText, playersText, roundInGame } from "../room/format.js";
+import { namesText, waitingCheck } from "../room/ready-check.js";
 import { RoomLink } from "../room/room-link.js";
 import { joinLink, qrSvg } from "../room/share.js";
 import { RoomStore } from "../room/store.js";
 import { roundClock } from "../room/timer.js";
 import { TimerView } from "../room/timer-view.js";
 import { TableResults } from "./results.js";
+import { LyingFlat } from "./lying-flat.js";
+import { Moments } from "./moments.js";
 
 // Besides the pings of any page (room-link.js), one this often keeps the clock fresh.
 const PING_EVERY_MS = 30000;
@@ -33,6 +37,13 @@ const timer = new TimerView({
 });
 const badge = new ConnectionBadge($("#table-connection"), null, { labels: { open: gettext("Watching") } });
 const results = new TableResults($("#table-results"), store);
+// Table play: the sound switch (shared with the room pages of this browser), the letters
+// turned every way for a screen lying flat, and the round's moments (first word, lead, long words).
+const soundToggle = h("button", { type: "button", class: "button icon subtle sound-toggle", "aria-label": gettext("Mute the sounds") });
+const feedback = new Feedback(soundToggle);
+const flat = new LyingFlat(board);
+const moments = new Moments({ store, root, feedback });
+const controls = h("div", { class: "table-controls" }, flat.element, soundToggle);
 let gone = false;
 
 // ------------------------------------------------------------------ the socket
@@ -51,7 +62,12 @@ const link = new RoomLink(`/ws/rooms/${code}/watch/`, {
       if (message.code === "room_not_found") roomGone();
     },
   },
+  onState: (state) => moments.reset(state),
   onEvent: (event) => {
+    moments.event(event);
+    if (event.type === "round.ready_check") {
+      announce(gettext("Round %(number)s: waiting for everyone to be ready.", { number: roundInGame(event.round) }));
+    }
     if (event.type === "round.started") announce(gettext("Round %(number)s starts in a few seconds.", { number: roundInGame(event.round) }));
     if (event.type === "round.ended") announce(gettext("Round %(number)s is over.", { number: roundInGame(event.scores.round) }));
   },
@@ -126,11 +142,47 @@ function tick() {
   if (phase() !== "round" || !round) return;
   const { state, value } = timer.show(round, clock.now());
   board.showRound(round, state.phase);
+  flat.apply();
   const countdown = $("#table-countdown");
   countdown.hidden = !["countdown", "preparing", "over"].includes(state.phase);
-  const text = state.phase === "countdown" ? value : state.phase === "preparing" ? gettext("Shaking the dice…") : gettext("Time's up! Scoring…");
-  if (countdown.textContent !== text) countdown.textContent = text;
+  const check = state.phase === "preparing" ? waitingCheck(round) : null;
   countdown.classList.toggle("number", state.phase === "countdown");
+  countdown.classList.toggle("ready-check", Boolean(check));
+  if (check) {
+    showReadyCheck(countdown, check);
+    return;
+  }
+  const text = state.phase === "countdown" ? value : state.phase === "preparing" ? gettext("Shaking the dice…") : gettext("Time's up! Scoring…");
+  if (countdown.textContent !== text || countdown.dataset.key) {
+    delete countdown.dataset.key;
+    countdown.textContent = text;
+  }
+}
+
+/** A ready check waiting for its players, over the face-down board: whom it waits for,
+ * and who is ready. */
+function showReadyCheck(countdown, check) {
+  const names = (ids) => namesText(ids.map((id) => store.nickname(id)));
+  const waiting = check.waiting || [];
+  const ready = check.ready || [];
+  const lines = [
+    waiting.length ? gettext("Waiting for: %(names)s", { names: names(waiting) }) : gettext("Everyone is ready!"),
+    ready.length ? gettext("Ready: %(names)s.", { names: names(ready) }) : "",
+  ];
+  const key = JSON.stringify(lines);
+  if (countdown.dataset.key === key) return;
+  countdown.dataset.key = key;
+  countdown.replaceChildren(
+    h("span", { class: "table-ready-title", text: gettext("Ready?") }),
+    h("span", { class: "table-ready-waiting", text: lines[0] }),
+    lines[1] ? h("span", { class: "table-ready-done", text: lines[1] }) : null,
+  );
+}
+
+/** The table play switches: beside the lobby's invitation, or under the round's counts. */
+function placeControls(current) {
+  const home = current === "lobby" ? $(".table-invite") : $(".table-side");
+  if (home && controls.parentElement !== home) home.append(controls);
 }
 
 function render() {
@@ -140,6 +192,7 @@ function render() {
   $("#table-round").hidden = current !== "round";
   $("#table-results").hidden = current !== "results";
   $("#table-gone").hidden = current !== "gone";
+  placeControls(current);
   if (current === "lobby") renderLobby();
   if (current === "round") renderRound();
   if (current === "results") results.render();
@@ -160,6 +213,7 @@ store.subscribe((current, changed) => {
 const joinUrl = root.dataset.joinUrl || joinLink(code);
 $("#table-qr").replaceChildren(qrSvg(joinUrl, gettext("QR code of the join link %(link)s", { link: joinUrl })));
 for (const text of document.querySelectorAll(".join-link-text")) text.textContent = joinUrl;
+moments.reset(store.state);
 render();
 badge.render(store.connection);
 link.connect();

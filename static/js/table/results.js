@@ -1,10 +1,12 @@
 // The table screen's results: the ranking (round points, words, running total), each
 // player's words found (cancelled ones struck through, with a note, not by colour alone),
-// the board, and the best words nobody found.
+// the board, and the best words nobody found. Once the host ended the game: first the final
+// standing and the game's awards (room/awards.js), big.
 
 import { h } from "../lib/dom.js";
 import { tableHead } from "../lib/table.js";
 import { gettext } from "../lib/i18n.js";
+import { awardsSection, roundInGameFrom } from "../room/awards.js";
 import { BoardView } from "../room/board.js";
 import { countedWords, ordinal, percentText, pointsText, roundInGame, roundRanks, roundsText, wordsText } from "../room/format.js";
 
@@ -43,7 +45,7 @@ export class TableResults {
     const boardView = new BoardView(boardBox, { label: gettext("This round's board") });
     boardView.setBoard(results.round);
     this.body.replaceChildren(
-      ...(standing ? [this.finalStanding(standing)] : []),
+      ...(standing ? [this.finalStanding(standing), this.awards(standing)].filter(Boolean) : []),
       h("div", { class: "table-results-main" }, this.ranking(results), complete ? this.wordsFound(results) : loading),
       h("div", { class: "table-results-aside" }, boardBox, complete ? this.missed(results) : null),
     );
@@ -94,6 +96,16 @@ export class TableResults {
       h("h2", { id: "table-standing-title", text: gettext("The game's totals") }),
       h("ol", { class: "table-standing-list" }, ...rows),
     );
+  }
+
+  /** The game's awards, for everyone to read from across the table (none: nothing). */
+  awards(standing) {
+    return awardsSection(standing.awards, {
+      id: "table-awards-title",
+      level: 2,
+      roundNumber: roundInGameFrom(this.store.round),
+      className: "table-awards",
+    });
   }
 
   ranking(results) {
