@@ -32,7 +32,6 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
 import urllib.error
 import urllib.request
 from collections import Counter
@@ -51,7 +50,7 @@ from production import envfile
 from production.__main__ import NGINX_CANDIDATES
 from production.render import ENV_TEMPLATE
 from tests.servers import delete_redis_keys, throwaway_postgres_database
-from tests.stack import solve_round
+from tests.stack import poll_until, solve_round
 
 pytestmark = pytest.mark.integration
 
@@ -81,15 +80,6 @@ WORDS_PER_PHONE = 12
 SHARED_WORDS = 2
 NOT_ON_BOARD = "zzzqx"  # a lone q: no die spells it
 SUBMIT_INTERVAL = 0.3
-
-
-def poll_until(ready: Callable[[], bool], what: str, timeout: float = WAIT) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if ready():
-            return
-        time.sleep(0.2)
-    raise AssertionError(f"{what}: not within {timeout} s")
 
 
 # ---------------------------------------------------------------- the stack
