@@ -133,6 +133,23 @@ _load_progress = LoadProgress()
 # Photos read since the reader was loaded: a preload's warm-up is for a reader that has
 # read none yet (a photo that came during the load already warmed it up).
 _reads_since_load = 0
+# Photos this process has taken in hand (from the moment the room hears "reading") and not
+# finished: the preload's warm-up also gives way to these, since one may not have reached
+# the reading thread's queue yet when the load ends.
+_photos_in_hand = 0
+_photos_in_hand_lock = threading.Lock()
+
+
+@contextlib.contextmanager
+def _photo_in_hand():
+    global _photos_in_hand
+    with _photos_in_hand_lock:
+        _photos_in_hand += 1
+    try:
+        yield
+    finally:
+        with _photos_in_hand_lock:
+            _photos_in_hand -= 1
 
 
 def _lower_priority() -> None:
@@ -205,8 +222,8 @@ def preload_reader(on_ready: Callable[[], None] | None = None) -> None:
     """Load the reader on the reading thread, unless ``PHOTOS_PRELOAD_READER`` is off, then
     warm it up and call ``on_ready``. The warm-up is queued after the load, behind any photo
     that came meanwhile: a photo never waits for more than the load that remains (and once
-    a photo was read there is nothing left to warm up). A failure is logged: photos then load
-    the reader on first use."""
+    a photo was read, or while one is in hand, there is nothing left to warm up). A failure
+    is logged: photos then load the reader on first use."""
     if not getattr(settings, "PHOTOS_PRELOAD_READER", True):
         return
 
@@ -219,7 +236,7 @@ def preload_reader(on_ready: Callable[[], None] | None = None) -> None:
         _reading_threads.submit(warm_up)
 
     def warm_up() -> None:
-        if _reads_since_load == 0:
+        if _reads_since_load == 0 and _photos_in_hand == 0:
             try:
                 get_reader().warm_up()
             except Exception:
@@ -251,6 +268,11 @@ def size_note(rows: int, cols: int, room_side: int) -> str:
 
 def do_read_photo(photo_id: int) -> bool:
     """Read one photo and store the result. Idempotent: False if gone or already done."""
+    with _photo_in_hand():
+        return _read_photo(photo_id)
+
+
+def _read_photo(photo_id: int) -> bool:
     with transaction.atomic():
         photo = _locked_photo(photo_id)
         if photo is None or photo.status in (BoardPhoto.Status.READ, BoardPhoto.Status.FAILED):

@@ -141,6 +141,30 @@ async def test_a_photo_during_the_preload_waits_for_the_load_only(load):
     assert load.done == ["load", "read"]  # no warm-up before (or after) the photo
 
 
+async def test_a_photo_slow_to_reach_the_reading_queue_still_skips_the_warm_up(load, monkeypatch):
+    """The room heard "reading" during the load, but the photo reaches the reading thread's
+    queue only after the load ended: the warm-up still gives way to it."""
+    ready = threading.Event()
+
+    def memory_after_the_preload(room):
+        assert ready.wait(10), "the preload never finished"  # the warm-up's turn came first
+        return None
+
+    monkeypatch.setattr(reading, "_memory_source", memory_after_the_preload)
+    reading.preload_reader(on_ready=ready.set)
+    assert await asyncio.to_thread(load.started.wait, 10)
+    ann, _ = await two_players()
+    response = await upload(ann.client, ann.code, png_bytes(), name="b.png")
+    assert response.status_code == 202
+    event = await next_board_event(ann.comm)
+    assert event["type"] == "board.reading"
+    load.release.set()
+    while event["type"] == "board.reading":
+        event = await next_board_event(ann.comm)
+    assert event["type"] == "board.read"
+    assert load.done == ["load", "read"]
+
+
 async def test_without_photos_the_preload_warms_the_reader_up(load):
     ready = threading.Event()
     reading.preload_reader(on_ready=ready.set)
