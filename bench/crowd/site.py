@@ -22,10 +22,10 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from bench.crowd.costs import ServiceProbe
 from bench.crowd.figures import log
 from bench.crowd.http_client import http_call
 from bench.crowd.processes import ProcessMonitor, Started
+from bench.crowd.service_probe import ServiceProbe
 from bench.crowd.services import PrivatePostgres, PrivateRedis
 from boggle_site import env as env_settings
 from web.network import free_ports

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from bench.crowd.costs import accumulate, build_costs, delta, redis_counters
+from bench.crowd.costs import accumulate, build_costs, delta
 from bench.crowd.report import cost_lines
+from bench.crowd.service_probe import redis_counters
 
 
 def test_redis_counters_flatten_info_sections() -> None:
