@@ -9,6 +9,7 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
+from games import coop, modes
 from games.exceptions import NicknameTaken, NotAPlayer, NotHost, RoomNotFound
 from games.models import (
     MAX_ROUND_SECONDS,
@@ -169,6 +170,9 @@ def check_settings(room: Room, changes: Any) -> dict[str, Any]:
         "cancel_duplicates",
         "instant_verdicts",
         "ready_check",
+        "mode",
+        "coop_goal",
+        "team_count",
     }
     known |= {name for part in _settings_parts for name in part.fields}
     unknown = sorted(set(changes) - known)
@@ -229,8 +233,31 @@ def check_settings(room: Room, changes: Any) -> dict[str, Any]:
             if not isinstance(changes[flag], bool):
                 raise InvalidInput(f"{flag} is true or false")
             cleaned[flag] = changes[flag]
+    if "mode" in changes:
+        if not isinstance(changes["mode"], str) or changes["mode"] not in modes.MODES:
+            raise InvalidInput(_("mode is one of %(modes)s") % {"modes": ", ".join(modes.MODES)})
+        cleaned["mode"] = changes["mode"]
+    if "coop_goal" in changes:
+        goal = changes["coop_goal"]
+        if not is_int(goal) or not coop.MIN_GOAL <= goal <= coop.MAX_GOAL:
+            raise InvalidInput(
+                _("coop_goal is a whole number of percent from %(min)s to %(max)s")
+                % {"min": coop.MIN_GOAL, "max": coop.MAX_GOAL}
+            )
+        cleaned["coop_goal"] = goal
+    if "team_count" in changes:
+        count = changes["team_count"]
+        if not is_int(count) or not MIN_TEAMS <= count <= MAX_TEAMS:
+            raise InvalidInput(
+                _("team_count is %(min)s to %(max)s") % {"min": MIN_TEAMS, "max": MAX_TEAMS}
+            )
+        cleaned["team_count"] = count
     return cleaned
 
+
+# How many teams a room in teams mode plays in (games.teams).
+MIN_TEAMS = 2
+MAX_TEAMS = 4
 
 # Longest board text taken (set_board, a new room's board): a 6x6 board with commas fits.
 MAX_BOARD_CHARS = 200

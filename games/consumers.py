@@ -39,6 +39,7 @@ from games import (
     rounds,
     standings,
     state,
+    teams,
     waiting_room,
     words,
 )
@@ -504,6 +505,12 @@ class RoomConsumer(AsyncWebsocketConsumer):
         await in_thread(ready.do_force_start)(self.me, message.get("round_number"))
         return {"type": "ok", "request": "force_start"}
 
+    async def _on_choose_team(self, message: dict) -> dict:
+        team = await in_thread(teams.do_choose_team)(
+            self.me, message.get("team"), message.get("player_id")
+        )
+        return {"type": "ok", "request": "choose_team", "team": team}
+
     async def _on_ping(self, message: dict) -> dict:
         pong = {"type": "pong", "client_time": message.get("client_time")}
         version = await latest_versions.latest_version(self.my_room.pk)
@@ -534,6 +541,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         "results": _on_results,
         "ready": _on_ready,
         "force_start": _on_force_start,
+        "choose_team": _on_choose_team,
         "ping": _on_ping,
     }
 

@@ -72,6 +72,13 @@ class WrongRoundState(ClientError):
     status = 409
 
 
+class TeamsIncomplete(ClientError):
+    """A teams round cannot start: fewer than two teams have players (games.teams)."""
+
+    code = "teams_incomplete"
+    status = 409
+
+
 class HintsNotOffered(ClientError):
     code = "hints_not_offered"
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from django.db.models import Sum
 
+from games import coop, modes, teams
 from games.awards import game_awards
 from games.models import Player, Room, Round, Submission
 from games.presenters import timestamp_ms
@@ -30,7 +31,19 @@ def round_list(room: Room) -> list[dict[str, Any]]:
     rounds = list(
         Round.objects.filter(room=room, status=Round.Status.ENDED)
         .order_by("-number")
-        .only("id", "number", "game", "board", "rows", "cols", "ended_at", "max_points")
+        .only(
+            "id",
+            "number",
+            "game",
+            "board",
+            "rows",
+            "cols",
+            "ended_at",
+            "max_points",
+            "mode",
+            "coop_goal",
+            "teams",
+        )
     )
     points: dict[int, dict[int, int]] = defaultdict(dict)
     rows = (
@@ -46,6 +59,7 @@ def round_list(room: Room) -> list[dict[str, Any]]:
     first_of_game: dict[int, int] = {}
     for round_ in rounds:  # newest first: the last one seen of a game is its first
         first_of_game[round_.game] = round_.number
+    team_found = _team_found([round_ for round_ in rounds if round_.mode == modes.COOP])
     listed = []
     for round_ in rounds:
         scores = points.get(round_.id, {})
@@ -67,9 +81,50 @@ def round_list(room: Room) -> list[dict[str, Any]]:
                 "max_points": round_.max_points,
                 "top_points": top,
                 "winners": [{"id": pid, "nickname": nicknames.get(pid, "")} for pid in winners],
+                "mode": round_.mode,
+                "team": team_found.get(round_.id),
+                "winning_teams": _winning_teams(round_, scores),
             }
         )
     return listed
+
+
+def _team_found(coop_rounds: list[Round]) -> dict[int, dict[str, Any]]:
+    """Co-op rounds' team figures (games.coop): found, total, goal, reached. Two queries
+    when there are co-op rounds, none otherwise."""
+    if not coop_rounds:
+        return {}
+    goals = {round_.id: round_.coop_goal or coop.DEFAULT_GOAL for round_ in coop_rounds}
+    ids = list(goals)
+    found: dict[int, set[str]] = defaultdict(set)
+    for round_id, word in (
+        Submission.objects.filter(round_id__in=ids, verdict=Verdict.ACCEPTED)
+        .order_by()
+        .values_list("round_id", "word")
+        .distinct()
+    ):
+        found[round_id].add(word)
+    figures = {}
+    for round_id, solution in Round.objects.filter(pk__in=ids).values_list("id", "solution"):
+        board_words = frozenset(entry[0] for entry in solution)
+        count = coop.found_count(board_words, found[round_id])
+        goal = goals[round_id]
+        figures[round_id] = {
+            "found": count,
+            "total": len(board_words),
+            "goal": goal,
+            "reached": coop.reached(count, len(board_words), goal),
+        }
+    return figures
+
+
+def _winning_teams(round_: Round, scores: dict[int, int]) -> list[int] | None:
+    """A teams round's top team(s) by points; None for other rounds."""
+    team_of = teams.round_teams(round_)
+    if not team_of:
+        return None
+    ranked = teams.ranked(teams.team_points(scores, team_of), team_of.values())
+    return [row["team"] for row in ranked if row["rank"] == 1]
 
 
 @dataclass

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field, replace
 
 from django.db import InterfaceError, OperationalError, connection, transaction
 
-from games import common_words
+from games import common_words, modes
 from games.models import Round, Submission
 from games.room_dictionaries import house_words, word_list_for_round
 from solver.board import Board, parse_board
@@ -92,6 +92,10 @@ class LiveRound:
     house_words: frozenset[str]
     # The solution's common words (games.common_words): an accepted one is flagged so.
     common: frozenset[str] = frozenset()
+    # Co-op rounds (games.coop): the room hears each word the team finds, and how many of
+    # the board's words (``solution_words``) it has found.
+    co_op: bool = False
+    solution_words: frozenset[str] = frozenset()
     # Player id -> words accepted for them (this round).
     accepted: dict[int, set[str]] = field(default_factory=dict)
     # (player id, client_id) -> (word, verdict) of every answered entry with an id.
@@ -189,6 +193,10 @@ def load(room_id: int) -> Round | LiveRound | None:
         instant_verdicts=round_.instant_verdicts,
         house_words=house_words(room_id, round_.dictionary),
         common=common_words.round_common_words(round_.solution or [], round_.dictionary),
+        solution_words=frozenset(entry[0] for entry in round_.solution or [])
+        if round_.mode == modes.COOP
+        else frozenset(),
+        co_op=round_.mode == modes.COOP,
     )
     live.board.neighbours()  # computed (and cached by the solver) once, not per word
     stored = Submission.objects.filter(round_id=round_.id).values_list(

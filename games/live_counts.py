@@ -17,7 +17,8 @@ from django.db import connection, transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 
-from games import events
+from games import coop, events, modes
+from games import live as live_rounds
 from games.models import Room, Round, Submission
 from solver.judge import Verdict
 
@@ -29,16 +30,24 @@ LONG_WORD_LETTERS = 8
 
 _changed: dict[int, int] = {}  # room id -> round id
 _long_words: dict[int, list[tuple[int, int]]] = {}  # room id -> (player id, letters)
+_team_words: dict[int, list[tuple[int, str]]] = {}  # round id -> (player id, word): co-op
 _lock = threading.Lock()
 
 
-def changed(room_id: int, round_id: int, long_word: tuple[int, int] | None = None) -> None:
+def changed(
+    room_id: int,
+    round_id: int,
+    long_word: tuple[int, int] | None = None,
+    team_word: tuple[int, str] | None = None,
+) -> None:
     """The round's counts moved: publish them with the next batch; ``long_word`` (player
-    id, letters) goes with them."""
+    id, letters) and, in a co-op round, ``team_word`` (player id, word) go with them."""
     with _lock:
         _changed[room_id] = round_id
         if long_word is not None:
             _long_words.setdefault(room_id, []).append(long_word)
+        if team_word is not None:
+            _team_words.setdefault(round_id, []).append(team_word)
 
 
 def counts_by_round(round_ids: list[int]) -> dict[int, dict[str, int]]:
@@ -64,22 +73,27 @@ def publish_changed() -> int:
         _changed.clear()
         long_words = dict(_long_words)
         _long_words.clear()
+        team_words = dict(_team_words)
+        _team_words.clear()
     if not batch:
         return 0
     running = list(
         Round.objects.filter(id__in=batch.values(), status=Round.Status.RUNNING).values_list(
-            "id", "room_id", "room__code"
+            "id", "room_id", "room__code", "mode", "coop_goal"
         )
     )
-    counts = counts_by_round([round_id for round_id, _, _ in running])
+    counts = counts_by_round([round_id for round_id, *_ in running])
+    teams = _team_figures([round_id for round_id, _, _, mode, _ in running if mode == modes.COOP])
     sent = 0
-    for round_id, room_id, code in running:
+    for round_id, room_id, code, _mode, goal in running:
         with transaction.atomic():
             version = _claim_counts_frame(room_id)
             if version is None:  # another process sent this room counts just now: next time
                 changed(room_id, round_id)
                 for long_word in long_words.get(room_id, []):
                     changed(room_id, round_id, long_word)
+                for team_word in team_words.get(round_id, []):
+                    changed(room_id, round_id, team_word=team_word)
                 continue
             room = Room(pk=room_id, code=code, version=version)
             frame: dict = {"type": "round.counts", "version": version, "counts": counts[round_id]}
@@ -88,9 +102,46 @@ def publish_changed() -> int:
                     {"player_id": player_id, "letters": letters}
                     for player_id, letters in long_words[room_id]
                 ]
+            if round_id in teams:
+                found, total = teams[round_id]
+                frame["team"] = {
+                    "goal": goal,
+                    "total": total,
+                    "found": found,
+                    "new_words": coop.first_finders(team_words.get(round_id, [])),
+                }
             events.send_room_event_on_commit(room, frame)
             sent += 1
     return sent
+
+
+def _team_figures(round_ids: list[int]) -> dict[int, tuple[int, int]]:
+    """Co-op rounds' (words of the board the team found, words of the board): one read of
+    the rounds' distinct accepted words; the board's words from this process's copy of the
+    round (games.live), read from the round when it has none."""
+    if not round_ids:
+        return {}
+    found_words: dict[int, set[str]] = {round_id: set() for round_id in round_ids}
+    for round_id, word in (
+        Submission.objects.filter(round_id__in=round_ids, verdict=Verdict.ACCEPTED)
+        .order_by()  # no ordering columns in the DISTINCT
+        .values_list("round_id", "word")
+        .distinct()
+    ):
+        found_words[round_id].add(word)
+    figures = {}
+    for round_id in round_ids:
+        held = live_rounds.for_round(round_id)
+        if held is not None and held.co_op:
+            solution_words = held.solution_words
+        else:
+            solution = Round.objects.filter(pk=round_id).values_list("solution", flat=True).first()
+            solution_words = frozenset(entry[0] for entry in solution or [])
+        figures[round_id] = (
+            coop.found_count(solution_words, found_words[round_id]),
+            len(solution_words),
+        )
+    return figures
 
 
 def _claim_counts_frame(room_id: int) -> int | None:
@@ -120,3 +171,4 @@ def clear() -> None:
     with _lock:
         _changed.clear()
         _long_words.clear()
+        _team_words.clear()

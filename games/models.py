@@ -15,6 +15,7 @@ from django.db import models
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
+from games import coop, modes
 from games.nicknames import nickname_key
 from solver.dice import default_dice_set
 from solver.scoring import default_min_length
@@ -91,6 +92,23 @@ class Room(models.Model):
     )
     instant_verdicts = models.BooleanField(
         default=True, help_text="Tell players at once whether each word counts."
+    )
+    mode = models.CharField(
+        max_length=16,
+        choices=[(modes.CLASSIC, "classic"), (modes.COOP, "co-op"), (modes.TEAMS, "teams")],
+        default=modes.CLASSIC,
+        help_text="co-op: the room plays as one team against the board (games.coop); teams:"
+        " in teams against each other (games.teams).",
+    )
+    team_count = models.PositiveSmallIntegerField(
+        default=2,
+        validators=[MinValueValidator(2), MaxValueValidator(4)],
+        help_text="Teams mode: how many teams (2 to 4).",
+    )
+    coop_goal = models.PositiveSmallIntegerField(
+        default=coop.DEFAULT_GOAL,
+        validators=[MinValueValidator(coop.MIN_GOAL), MaxValueValidator(coop.MAX_GOAL)],
+        help_text="Co-op: the share of the board's words (percent) the team aims to find.",
     )
     ready_check = models.BooleanField(
         default=False,
@@ -187,6 +205,9 @@ class Player(models.Model):
     kicked = models.BooleanField(default=False)
     last_seen_at = models.DateTimeField(
         auto_now_add=True, help_text="When the player's last socket closed (or its process died)."
+    )
+    team = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="Teams mode: the player's team, 1 to the room's count."
     )
 
     objects = PlayerQuerySet.as_manager()
@@ -285,6 +306,16 @@ class Round(models.Model):
     cancel_duplicates = models.BooleanField()
     instant_verdicts = models.BooleanField()
     round_seconds = models.PositiveIntegerField(null=True, blank=True)
+    mode = models.CharField(max_length=16, default=modes.CLASSIC)
+    coop_goal = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="Co-op rounds: the team's goal in percent."
+    )
+    teams = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="Teams rounds: each player's team (player id as text -> team), fixed when"
+        " the round started (and for players who joined during it).",
+    )
     # The ready check (games.ready): the round is solved and waits for its players from
     # ``ready_since`` until nobody online is waited for, or the host starts it anyway.
     ready_check = models.BooleanField(default=False)

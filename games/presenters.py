@@ -7,11 +7,11 @@ One place for each shape, so HTTP responses and websocket events always agree
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from games import common_words, room_dictionaries
+from games import common_words, coop, modes, room_dictionaries, teams
 from games.hints import HINT_COST, round_score
 from games.models import Challenge, JoinRequest, Player, Room, Round, Submission
 from solver.board import parse_board
@@ -33,6 +33,7 @@ def player_dict(player: Player, total_points: int) -> dict:
         "online": player.online,
         "is_host": player.room.host_id == player.id,
         "total_points": total_points,
+        "team": player.team if player.room.mode == modes.TEAMS else None,
     }
 
 
@@ -58,6 +59,9 @@ def settings_dict(room: Room) -> dict:
         "cancel_duplicates": room.cancel_duplicates,
         "instant_verdicts": room.instant_verdicts,
         "ready_check": room.ready_check,
+        "mode": room.mode,
+        "coop_goal": room.coop_goal,
+        "team_count": room.team_count,
         "next_board": room.next_board or None,
     }
 
@@ -79,6 +83,9 @@ def round_dict(round_: Round, common: frozenset[str] | None = None) -> dict:
         "cancel_duplicates": round_.cancel_duplicates,
         "instant_verdicts": round_.instant_verdicts,
         "round_seconds": round_.round_seconds,
+        "mode": round_.mode,
+        "coop_goal": round_.coop_goal,
+        "teams": dict(round_.teams) if round_.mode == modes.TEAMS else None,
         "starts_at": timestamp_ms(round_.starts_at),
         "ends_at": timestamp_ms(round_.ends_at),
         "ended_at": timestamp_ms(round_.ended_at),
@@ -155,6 +162,7 @@ def results_dict(
     challenges: list[Challenge],
     common: frozenset[str] = frozenset(),
     hints_used: dict[int, int] | None = None,
+    team_totals: dict[int, int] | None = None,
 ) -> dict:
     """Everything a finished round shows: each player's words, totals, the solution.
 
@@ -164,7 +172,8 @@ def results_dict(
     challenges in order (see ``games.state.results``); ``common``: the solution's words that
     most players know (games.common_words), what "% of the common maximum" is measured on;
     ``hints_used``: hints bought per player id (practice rooms, games.hints), each costing
-    ``HINT_COST`` points off the round's score, never below 0."""
+    ``HINT_COST`` points off the round's score, never below 0; ``team_totals``: in a teams
+    round, each team's points over the game up to this round (games.teams)."""
     solution_paths = {entry[0]: entry[2] for entry in round_.solution}
     found_by: dict[str, list[int]] = defaultdict(list)
     per_player: dict[int, dict] = {}
@@ -247,12 +256,49 @@ def results_dict(
         "common_max_points": common_max,
         "common_word_count": sum(1 for entry in round_.solution if entry[0] in common),
         "challenges": [challenge_dict(challenge) for challenge in challenges],
+        "team": _team_result(round_, per_player.values()),
+        "teams": teams.teams_dict(round_, ranked, team_totals or {}),
+    }
+
+
+def _team_result(round_: Round, players: Iterable[dict]) -> dict | None:
+    """A co-op round's team result (games.coop.summary), from the players' scored words;
+    None in a classic round."""
+    if round_.mode != modes.COOP:
+        return None
+    points_by_word = {
+        word["word"]: word["points"] for player in players for word in player["words"]
+    }
+    solution_words = frozenset(entry[0] for entry in round_.solution)
+    return coop.summary(solution_words, points_by_word, round_.coop_goal or coop.DEFAULT_GOAL)
+
+
+def team_dict(round_: Round, accepted: Iterable[tuple[int, str]]) -> dict | None:
+    """A co-op round's team so far, for the state: its goal, the board's word count, how
+    many of them the team found, and its words with their first finders (``accepted``:
+    (player id, word) in the order accepted). None for a classic round or one not solved."""
+    if round_.mode != modes.COOP or round_.status == Round.Status.PREPARING:
+        return None
+    words = coop.first_finders(accepted)
+    solution_words = frozenset(entry[0] for entry in round_.solution)
+    return {
+        "goal": round_.coop_goal,
+        "total": len(solution_words),
+        "found": coop.found_count(solution_words, (item["word"] for item in words)),
+        "words": words,
     }
 
 
 # A player's entry in the results less the lists that make a big room's results large.
 _WORD_LISTS = ("words", "rejected")
-_RESULT_TOTALS = ("max_points", "word_count", "common_max_points", "common_word_count")
+_RESULT_TOTALS = (
+    "max_points",
+    "word_count",
+    "common_max_points",
+    "common_word_count",
+    "team",
+    "teams",
+)
 
 
 def scores_dict(results: dict) -> dict:

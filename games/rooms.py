@@ -11,7 +11,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from games import events, presenters, signals
+from games import events, modes, presenters, signals, teams
 from games.checks import (
     apply_settings_parts,
     check_board,
@@ -57,6 +57,8 @@ def do_create_room(nickname: Any, room_settings: Any = None) -> tuple[Room, Play
         except IntegrityError:
             room.code = Room._meta.get_field("code").default()
     host = Player.objects.create(room=room, nickname=nickname)
+    if room.mode == modes.TEAMS:
+        teams.place(room, host)
     room.host = host
     room.save(update_fields=["host"])
     apply_settings_parts(room, owned)
@@ -77,6 +79,8 @@ def do_join_room(room: Room, nickname: Any) -> Player:
     if room.host_id is None:
         Room.objects.filter(pk=room.pk).update(host=player)
         room.host_id = player.id
+    if room.mode == modes.TEAMS:
+        teams.place(room, player)  # player.joined says the team
     player.is_online = False  # a socket comes next
     events.emit_to_room(room, "player.joined", {"player": presenters.player_dict(player, 0)})
     return player
@@ -119,6 +123,8 @@ def do_rejoin(room: Room, player: Player, nickname: Any) -> Player:
         Room.objects.filter(pk=room.pk).update(host=player)
         room.host_id = player.id
     player.room = room
+    if room.mode == modes.TEAMS and not teams.has_team(room, player):
+        teams.place(room, player)
     player.is_online = False  # a socket comes next
     # Back with the points of this game's rounds played before they left (or were kicked).
     points = room_totals(room).get(player.id, 0)
@@ -236,12 +242,15 @@ def do_update_settings(host: Player, changes: Any) -> dict:
         raise WrongRoundState(_("settings change between rounds; wait for this round to end"))
     cleaned = check_settings(room, changes)
     owned = check_settings_parts(room, changes)
+    to_teams = room.mode != modes.TEAMS and cleaned.get("mode") == modes.TEAMS
     for field, value in cleaned.items():
         setattr(room, field, value)
     room.save(update_fields=list(cleaned))
     apply_settings_parts(room, owned)
     data = presenters.settings_dict(room)
     events.emit_to_room(room, "settings.changed", {"settings": data})
+    # To teams, or fewer teams: everyone has one (and, to teams, the pages hear them all).
+    teams.place_players(room, announce_all=to_teams)
     return data
 
 

@@ -123,11 +123,7 @@ def render_png(results: dict[str, Any], site: str) -> bytes:
     }
     draw.text((WIDTH - MARGIN, 70), heading, font=font(40), fill="#ffffff", anchor="rm")
     bottom = draw_board(draw, round_["grid"], top=180, size=520)
-    summary = ngettext(
-        "The board had %(count)s word worth %(points)s points.",
-        "The board had %(count)s words worth %(points)s points.",
-        results["word_count"],
-    ) % {"count": results["word_count"], "points": results["max_points"]}
+    summary = fit(draw, summary_line(results), 30, WIDTH - 2 * MARGIN)
     draw.text((WIDTH // 2, bottom + 36), summary, font=font(30), fill=MUTED, anchor="mm")
     top = bottom + 84
     column = (WIDTH - 2 * MARGIN - 32) // 2
@@ -146,6 +142,31 @@ def render_png(results: dict[str, Any], site: str) -> bytes:
     out = io.BytesIO()
     image.save(out, format="PNG")
     return out.getvalue()
+
+
+def summary_line(results: dict[str, Any]) -> str:
+    """The line under the board: a co-op team's share of the words, the winning team of a
+    teams round, else what the board held."""
+    team = results.get("team")
+    if team is not None:
+        figures = {"found": team["found"], "total": team["total"], "goal": team["goal"]}
+        if team["reached"]:
+            return gettext("Team: %(found)s of %(total)s words, goal %(goal)s%% reached.") % figures
+        return gettext("Team: %(found)s of %(total)s words, goal %(goal)s%% missed.") % figures
+    teams = results.get("teams")
+    if teams:
+        winners = [row for row in teams if row["rank"] == 1]
+        names = ", ".join(str(row["team"]) for row in winners)
+        return ngettext(
+            "Team %(teams)s won the round with %(points)s points.",
+            "Teams %(teams)s tied with %(points)s points.",
+            len(winners),
+        ) % {"teams": names, "points": winners[0]["round_points"]}
+    return ngettext(
+        "The board had %(count)s word worth %(points)s points.",
+        "The board had %(count)s words worth %(points)s points.",
+        results["word_count"],
+    ) % {"count": results["word_count"], "points": results["max_points"]}
 
 
 def draw_board(draw: ImageDraw.ImageDraw, grid: list[list[str]], top: int, size: int) -> int:

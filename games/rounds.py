@@ -14,7 +14,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from dictionaries.exceptions import DictionaryError
-from games import common_words, events, live, presence, presenters, signals, state
+from games import common_words, events, live, modes, presence, presenters, signals, state, teams
 from games.checks import check_host, current_round
 from games.exceptions import WrongRoundState
 from games.models import (
@@ -93,6 +93,9 @@ def do_start_round(host: Player) -> Round:
         dice_set = room.effective_dice_set(dictionary_language(room.dictionary))
         board_text = roll(dice_set).to_text()
     board = parse_board(board_text)
+    co_op = room.mode == modes.COOP
+    # Everyone has a team, two teams at least have players (else TeamsIncomplete).
+    round_teams = teams.teams_for_new_round(room) if room.mode == modes.TEAMS else {}
     round_ = Round.objects.create(
         room=room,
         number=number,
@@ -105,9 +108,13 @@ def do_start_round(host: Player) -> Round:
         min_length=max(room.effective_min_length(), version.rules.get("min_length", 1)),
         dictionary=room.dictionary,
         dictionary_version=version,
-        cancel_duplicates=room.cancel_duplicates,
-        instant_verdicts=room.instant_verdicts,
+        # A team's words never cancel each other, and it sees them as they are found.
+        cancel_duplicates=room.cancel_duplicates and not co_op,
+        instant_verdicts=room.instant_verdicts or co_op,
         round_seconds=room.round_seconds,
+        mode=room.mode,
+        coop_goal=room.coop_goal if co_op else None,
+        teams=round_teams,
         ready_check=room.ready_check,
     )
     events.emit_to_room(room, "round.preparing", {"round": presenters.round_dict(round_)})
@@ -333,7 +340,13 @@ def score_rounds(rounds: list[Round]) -> None:
     by_outcome: dict[tuple[int, bool], list[int]] = {}
     for round_id, words_by_player in words_by_round.items():
         round_ = by_id[round_id]
-        scored = score_round(words_by_player, round_.rows, round_.cols, round_.cancel_duplicates)
+        scored = score_round(
+            words_by_player,
+            round_.rows,
+            round_.cols,
+            round_.cancel_duplicates,
+            teams=teams.round_teams(round_) or None,
+        )
         for player_id, items in scored.items():
             for item in items:
                 key = (item.points, item.cancelled)

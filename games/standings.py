@@ -10,7 +10,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from games import events, presenters, signals
+from games import events, presenters, signals, teams
 from games.awards import game_awards
 from games.checks import check_host, current_round
 from games.exceptions import WrongRoundState
@@ -43,10 +43,18 @@ def standing(room: Room) -> dict:
             {"rank": rank, "id": player.id, "nickname": player.nickname, "total_points": points}
         )
     rounds = Round.objects.filter(room=room, game=room.game, status=Round.Status.ENDED).count()
+    team_totals = teams.game_totals(room)
+    team_rows = None
+    if team_totals:  # the game had teams rounds: the teams ranked by their points
+        team_rows = [
+            {"rank": row["rank"], "team": row["team"], "total_points": row["points"]}
+            for row in teams.ranked(team_totals, team_totals)
+        ]
     return {
         "game": room.game,
         "players": ranked,
         "winners": [entry["id"] for entry in ranked if entry["rank"] == 1],
+        "teams": team_rows,
         "rounds": rounds,
         "ended_at": presenters.timestamp_ms(room.game_ended_at),
         "awards": game_awards(room, room.game),

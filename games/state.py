@@ -4,10 +4,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from games import common_words, hints, live, live_counts, presenters, waiting_room
+from games import common_words, hints, live, live_counts, modes, presenters, teams, waiting_room
 from games.models import Challenge, Player, Room, Round, Submission
 from games.room_dictionaries import available_dictionaries
 from games.totals import room_totals, totals_through
@@ -74,6 +74,11 @@ def results_of(
     if practice_ids:
         for (round_id, player_id), count in hints.hints_used(practice_ids).items():
             hints_by_round[round_id][player_id] = count
+    team_totals = {  # teams rounds: each team's points over the game up to the round
+        r.id: teams.game_totals(r.room, r.game, through=r.number)
+        for r in rounds
+        if r.mode == modes.TEAMS
+    }
     built = {}
     for round_ in rounds:
         room = round_.room
@@ -94,8 +99,38 @@ def results_of(
             challenges[round_.id],
             common_words.round_common_words(round_.solution, round_.dictionary),
             hints_used=hints_by_round[round_.id],
+            team_totals=team_totals.get(round_.id),
         )
     return built
+
+
+def team_so_far(round_: Round) -> dict | None:
+    """A co-op round's team (``presenters.team_dict``): one read of its accepted words."""
+    if round_.mode != modes.COOP:
+        return None
+    accepted = (
+        Submission.objects.filter(round=round_, verdict=Verdict.ACCEPTED)
+        .order_by("id")
+        .values_list("player_id", "word")
+    )
+    return presenters.team_dict(round_, accepted)
+
+
+def teams_now(room: Room, players: Sequence[Player], current: Round | None) -> list[dict] | None:
+    """The teams of a room in teams mode (or whose latest round was a teams round): each
+    team's active players and its points over the game's ended rounds; None otherwise."""
+    if room.mode != modes.TEAMS and (current is None or current.mode != modes.TEAMS):
+        return None
+    totals = teams.game_totals(room)
+    count = max([room.team_count, *totals, *(p.team or 0 for p in players)])
+    return [
+        {
+            "team": team,
+            "player_ids": [p.id for p in players if p.team == team],
+            "total_points": totals.get(team, 0),
+        }
+        for team in range(1, count + 1)
+    ]
 
 
 def in_room_at_end(player: Player, round_: Round) -> bool:
@@ -170,6 +205,10 @@ def room_state(room: Room, viewer: Player | None = None) -> dict:
         for word in state["my_words"]:
             if word.get("accepted"):
                 word["common"] = word["word"] in common
+    # Co-op rounds: the team's goal, figure and words so far (games.coop), else None.
+    state["team"] = None if current is None else team_so_far(current)
+    # Teams rooms: each team's players now and points over the game (games.teams).
+    state["teams"] = teams_now(room, players, current)
     # Solo practice rooms: the hint cost and the viewer's hints this round (games.hints).
     state["hints"] = hints.state_part(room, current, viewer)
     # The final standing once the host ended the game (games.standings), else None.

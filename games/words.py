@@ -159,7 +159,8 @@ def store(live: LiveRound, player_id: int, judgement: Judgement, client_id: str)
         live_rounds.mark_stale(live.room_id)
         return round_over(judgement.word, client_id)
     live_rounds.record_written(live, player_id, client_id, judgement.word, judgement.verdict)
-    live_counts.changed(live.room_id, live.id, _long_word(live, player_id, judgement))
+    team_word = (player_id, judgement.word) if live.co_op and judgement.accepted else None
+    live_counts.changed(live.room_id, live.id, _long_word(live, player_id, judgement), team_word)
     return SubmitResult(judgement.word, judgement.verdict, client_id, instant)
 
 

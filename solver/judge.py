@@ -155,15 +155,22 @@ def score_round(
     rows: int,
     cols: int,
     cancel_duplicates: bool = True,
+    teams: Mapping[PlayerKey, Hashable] | None = None,
 ) -> dict[PlayerKey, list[ScoredWord]]:
     """Score every player's accepted words.
 
     Points follow the length table for the board shape. With ``cancel_duplicates`` (the
-    classic rule) a word found by two or more players scores for nobody. Each player's list
-    comes back sorted by points (highest first), then alphabetically.
+    classic rule) a word found by two or more players scores for nobody; with ``teams``
+    (player -> team) a word cancels only when players of two or more teams found it, and
+    teammates who share a word each score it (a player missing from ``teams`` is a team of
+    their own). Each player's list comes back sorted by points (highest first), then
+    alphabetically.
     """
     unique = {player: set(words) for player, words in words_by_player.items()}
-    finders = Counter(word for words in unique.values() for word in words)
+    side: Mapping[PlayerKey, Hashable] = teams or {}
+    finders = Counter(
+        word for team_words in _words_by_side(unique, side).values() for word in team_words
+    )
     scored: dict[PlayerKey, list[ScoredWord]] = {}
     for player, words in unique.items():
         result = []
@@ -174,3 +181,14 @@ def score_round(
         result.sort(key=lambda item: (-item.points, item.word))
         scored[player] = result
     return scored
+
+
+def _words_by_side(
+    unique: Mapping[PlayerKey, set[str]], teams: Mapping[PlayerKey, Hashable]
+) -> dict[Hashable, set[str]]:
+    """The words each side found: a team's players' words together, or a lone player's."""
+    sides: dict[Hashable, set[str]] = {}
+    for player, words in unique.items():
+        key = ("team", teams[player]) if player in teams else ("player", player)
+        sides.setdefault(key, set()).update(words)
+    return sides

@@ -35,6 +35,8 @@ CHROMIUM_ARGS = [
 ]
 PHONE: ViewportSize = {"width": 360, "height": 640}
 DESKTOP: ViewportSize = {"width": 1280, "height": 860}
+# The table screen: a laptop or TV beside the table.
+TABLE_SCREEN: ViewportSize = {"width": 1280, "height": 800}
 # Where screenshots go when set (e.g. docs/screenshots); unset, none are written.
 SCREENSHOT_DIR = os.environ.get("BOGGLE_SCREENSHOT_DIR", "")
 

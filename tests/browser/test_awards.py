@@ -16,10 +16,11 @@ awards-phone.png (a phone's final standing) and awards-table.png (the table scre
 from __future__ import annotations
 
 import pytest
-from playwright.sync_api import Browser, Page, ViewportSize, expect
+from playwright.sync_api import Browser, Page, expect
 
 from tests.browser.helpers import (
     DESKTOP,
+    TABLE_SCREEN,
     board_faces,
     create_room,
     join_room,
@@ -37,7 +38,6 @@ from tests.browser.test_accessibility import serious_violations
 
 pytestmark = pytest.mark.browser
 
-TABLE_SCREEN: ViewportSize = {"width": 1280, "height": 800}
 # Typed before each round (the photo card's "Type a board"); Q is the Qu die.
 TYPED = "catsqiexdogzwent"
 BOARD = [list("cats"), ["qu", "i", "e", "x"], list("dogz"), list("went")]

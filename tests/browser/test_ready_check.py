@@ -15,6 +15,7 @@ from playwright.sync_api import Page, expect
 
 from tests.browser.helpers import (
     DESKTOP,
+    TABLE_SCREEN,
     create_room,
     join_room,
     overflowing,
@@ -28,7 +29,6 @@ from tests.browser.test_accessibility import serious_violations
 
 pytestmark = pytest.mark.browser
 
-TABLE_SCREEN = {"width": 1280, "height": 800}
 CONCEALED = re.compile(r"\bconcealed\b")
 # Solving the board and the round's events, on a busy machine.
 ROUND_WAIT_MS = 30_000

@@ -11,6 +11,7 @@ from playwright.sync_api import Page, expect
 
 from tests.browser.helpers import (
     PHONE,
+    TABLE_SCREEN,
     board_faces,
     create_room,
     my_word,
@@ -24,8 +25,6 @@ from tests.browser.helpers import (
 )
 
 pytestmark = pytest.mark.browser
-
-TABLE_SCREEN = {"width": 1280, "height": 800}
 
 
 def shot(page: Page, name: str) -> None:

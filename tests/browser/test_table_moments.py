@@ -14,10 +14,11 @@ banner), table-moments-long-word.png (an 8-letter word's).
 from __future__ import annotations
 
 import pytest
-from playwright.sync_api import Browser, Page, ViewportSize, expect
+from playwright.sync_api import Browser, Page, expect
 
 from tests.browser.helpers import (
     DESKTOP,
+    TABLE_SCREEN,
     board_faces,
     create_room,
     join_room,
@@ -33,7 +34,6 @@ from tests.browser.helpers import (
 
 pytestmark = pytest.mark.browser
 
-TABLE_SCREEN: ViewportSize = {"width": 1280, "height": 800}
 TYPED = "geneetarsnowbike"
 BOARD = [list("gene"), list("etar"), list("snow"), list("bike")]
 # Solving the board, the round's events and a moment's turn in the queue, on a busy machine.

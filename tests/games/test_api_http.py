@@ -66,6 +66,9 @@ def test_create_room_with_defaults():
         "cancel_duplicates": True,
         "instant_verdicts": True,
         "ready_check": False,
+        "mode": "classic",
+        "coop_goal": 50,
+        "team_count": 2,
         "next_board": None,
     }
     assert room["host_id"] == player["id"] == room["you"]

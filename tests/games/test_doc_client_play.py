@@ -93,6 +93,7 @@ async def test_doc_client_plays_a_round() -> None:
             "online": False,
             "is_host": False,
             "total_points": 0,
+            "team": None,
         }
         state = await carl.connect()
         assert state["state"]["round"]["status"] == "running"

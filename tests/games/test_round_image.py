@@ -107,3 +107,27 @@ def test_drawing_pictures_is_limited_per_address(monkeypatch) -> None:
     assert refused.json()["error"]["code"] == "rate_limited"
     assert int(refused["Retry-After"]) >= 1
     assert Client(REMOTE_ADDR="203.0.113.10").get(url).status_code == 200
+
+
+def test_the_line_under_the_board_tells_a_co_op_or_teams_round() -> None:
+    board = {"word_count": 87, "max_points": 120}
+    assert round_image.summary_line({**board, "team": None, "teams": None}) == (
+        "The board had 87 words worth 120 points."
+    )
+    team = {"found": 45, "total": 87, "goal": 50, "reached": True}
+    assert round_image.summary_line({**board, "team": team}) == (
+        "Team: 45 of 87 words, goal 50% reached."
+    )
+    missed = {**team, "found": 20, "reached": False}
+    assert round_image.summary_line({**board, "team": missed}).endswith("goal 50% missed.")
+    teams = [
+        {"team": 2, "rank": 1, "round_points": 7},
+        {"team": 1, "rank": 2, "round_points": 3},
+    ]
+    assert round_image.summary_line({**board, "team": None, "teams": teams}) == (
+        "Team 2 won the round with 7 points."
+    )
+    tied = [{**teams[0], "team": 1}, {**teams[0], "team": 3}]
+    assert round_image.summary_line({**board, "team": None, "teams": tied}) == (
+        "Teams 1, 3 tied with 7 points."
+    )

@@ -225,7 +225,14 @@ async def whole_results(
         ],
         **{
             key: results[key]
-            for key in ("max_points", "word_count", "common_max_points", "common_word_count")
+            for key in (
+                "max_points",
+                "word_count",
+                "common_max_points",
+                "common_word_count",
+                "team",
+                "teams",
+            )
         },
     }
     own = {entry["id"]: {key: entry[key] for key in lists} for entry in results["players"]}

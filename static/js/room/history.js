@@ -23,6 +23,28 @@ function playedGames(rounds) {
   return [...new Set(rounds.map((round) => round.game || 1))].sort((a, b) => b - a);
 }
 
+/** What a listed round came to: the co-op team's share, the winning team, or the winners. */
+function roundOutcome(round) {
+  if (round.mode === "coop" && round.team) {
+    const { found, total } = round.team;
+    const goal = percentText(round.team.goal / 100);
+    return round.team.reached
+      ? gettext("Team: %(found)s of %(total)s words, goal %(goal)s reached", { found, total, goal })
+      : gettext("Team: %(found)s of %(total)s words, goal %(goal)s missed", { found, total, goal });
+  }
+  if (round.mode === "teams" && round.winning_teams && round.winning_teams.length) {
+    const teams = round.winning_teams.join(", ");
+    return ngettext("Team %(teams)s won", "Teams %(teams)s tied", round.winning_teams.length, { teams });
+  }
+  const names = round.winners.map((winner) => winner.nickname).join(", ");
+  return round.winners.length
+    ? ngettext("%(names)s won with %(points)s", "%(names)s tied with %(points)s", round.winners.length, {
+        names,
+        points: pointsText(round.top_points),
+      })
+    : gettext("Nobody scored");
+}
+
 export class HistoryView {
   constructor(card, { code }) {
     this.card = card;
@@ -145,13 +167,7 @@ export class HistoryView {
         games.size > 1
           ? gettext("Game %(game)s, round %(number)s", { game: round.game, number: roundInGame(round) })
           : gettext("Round %(number)s", { number: round.number });
-      const names = round.winners.map((winner) => winner.nickname).join(", ");
-      const outcome = round.winners.length
-        ? ngettext("%(names)s won with %(points)s", "%(names)s tied with %(points)s", round.winners.length, {
-            names,
-            points: pointsText(round.top_points),
-          })
-        : gettext("Nobody scored");
+      const outcome = roundOutcome(round);
       return h(
         "li",
         { dataset: { round: round.number } },

@@ -23,6 +23,7 @@ import { SettingsView } from "./settings.js";
 import { StandingView } from "./standing.js";
 import { ShareView } from "./share.js";
 import { RoomStore } from "./store.js";
+import { TeamView } from "./team.js";
 import { LockView, WaitingForHost, WaitingListView } from "./waiting-room.js";
 
 // A rate-limited word is sent again after this long.
@@ -87,7 +88,17 @@ function resendOutbox() {
 
 // ------------------------------------------------------------------ receiving
 
+/** Why the host's start did not go (say, a teams room with everyone in one team), under
+ * the start button that was pressed; "" hides it. */
+function showStartError(text) {
+  for (const element of [$("#start-error"), $("#next-error")]) {
+    element.textContent = text;
+    element.hidden = !text;
+  }
+}
+
 function onRoomEvent(event) {
+  if (["player.team", "settings.changed", "round.preparing", "round.started", "player.left"].includes(event.type)) showStartError("");
   if (event.type === "round.ended") {
     outbox.clear();
     announce(gettext("Round %(number)s is over. Here are the results.", { number: roundInGame(event.scores.round) }));
@@ -167,6 +178,11 @@ function onError(message) {
     return;
   }
   if (message.request === "update_settings") settingsView.failed(text);
+  if (message.request === "start_round") {
+    // Under the button pressed, where the host looks (teams_incomplete: whom to move).
+    showStartError(text);
+    return;
+  }
   if (["challenge", "rule_challenge", "vote_challenge"].includes(message.request)) resultsView.failed();
   if (message.request === "end_game") standingView.failed();
   if (message.request === "new_game") standingView.newGameFailed();
@@ -233,6 +249,8 @@ const playersView = new PlayersView($("#players"), $("#player-count"), {
   onKick: (playerId) => send({ type: "kick", player_id: playerId }),
   onMakeHost: (playerId) => send({ type: "transfer_host", player_id: playerId }),
   onUnkick: (playerId) => send({ type: "unkick", player_id: playerId }),
+  // Teams mode: my own team (no player_id), or the host moving someone.
+  onChooseTeam: (team, playerId) => send(playerId === null ? { type: "choose_team", team } : { type: "choose_team", team, player_id: playerId }),
 });
 const lockView = new LockView($("#room-lock"), { onLock: (locked) => send({ type: "lock_room", locked }) });
 const waitingListView = new WaitingListView($("#waiting-requests"), {
@@ -281,6 +299,8 @@ const playView = new PlayView(root, {
   onEndRound: () => send({ type: "end_round" }),
   onHint: () => send({ type: "hint" }),
 });
+// Co-op rounds: the team's progress and words, under the verdict or atop the side column.
+const teamView = new TeamView({ narrow: $("#verdict"), wide: $("#game .side") }, { nickname: (id) => store.nickname(id) });
 const readyView = new ReadyCheckView($("#play-panel .board-wrap"), {
   boardShown: (round) => playView.board.shows(round),
   onReady: (number) => send({ type: "ready", round_number: number, request_id: `ready-${number}` }),
@@ -288,7 +308,10 @@ const readyView = new ReadyCheckView($("#play-panel .board-wrap"), {
 });
 const resultsView = new ResultsView($("#results-panel"), {
   store,
-  onNextRound: () => send({ type: "start_round" }),
+  onNextRound: () => {
+    showStartError("");
+    return send({ type: "start_round" });
+  },
   onChallenge: (word, roundNumber) => send({ type: "challenge", word, round_number: roundNumber }),
   onRule: (challengeId, accept) => send({ type: "rule_challenge", challenge_id: challengeId, accept }),
   onVote: (challengeId, accept) => send({ type: "vote_challenge", challenge_id: challengeId, accept }),
@@ -464,6 +487,7 @@ store.subscribe((current, changed) => {
   }
   if (phase === "play") playView.render(current, changed);
   else feedback.letSleep();
+  teamView.render(current);
   readyView.render(current);
   if (phase === "results") resultsView.render(current);
   if (["lobby", "play", "results"].includes(phase)) historyView.render(current);
@@ -535,7 +559,10 @@ $("#rejoin").addEventListener("click", () => {
   $("#join-nickname").focus();
 });
 
-$("#start-round").addEventListener("click", () => send({ type: "start_round" }));
+$("#start-round").addEventListener("click", () => {
+  showStartError("");
+  send({ type: "start_round" });
+});
 
 $("#leave").addEventListener("click", () => {
   // A real confirm: leaving gives up this player (a later join makes a new one).

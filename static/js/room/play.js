@@ -9,6 +9,8 @@ import { BoardView } from "./board.js";
 import { pointsText, reasonText, roundInGame, wordPoints, wordsText } from "./format.js";
 import { findPath, wordOf } from "./paths.js";
 import { HintView } from "./hints.js";
+import { isCoop } from "./team.js";
+import { isTeams, teamName, teamOf } from "./teams.js";
 import { roundClock } from "./timer.js";
 import { TimerView, URGENT_SECONDS } from "./timer-view.js";
 import { WordsLeftView } from "./words-left.js";
@@ -152,8 +154,14 @@ export class PlayView {
     this.board.showRound(round, roundClock(round, this.clock.now()).phase);
     this.el.title.textContent = gettext("Round %(number)s", { number: roundInGame(round) });
     const parts = [gettext("%(count)s+ letters", { count: round.min_length }), gettext("Qu counts as 2")];
-    if (round.cancel_duplicates) parts.push(gettext("shared words score 0"));
+    const teams = isTeams(round);
+    if (round.cancel_duplicates) parts.push(teams ? gettext("words shared between teams score 0") : gettext("shared words score 0"));
     if (!round.instant_verdicts) parts.push(gettext("verdicts at the end"));
+    if (isCoop(round)) parts.push(gettext("co-op: one team"));
+    if (teams) {
+      const mine = teamOf(this.store.state, this.store.you);
+      parts.push(mine ? gettext("you play for %(team)s", { team: teamName(mine) }) : gettext("teams"));
+    }
     this.el.rules.textContent = parts.join(" · ");
     if (this.roundNumber !== round.number) {
       this.roundNumber = round.number;

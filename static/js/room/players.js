@@ -1,12 +1,15 @@
 // The player list: who is here, who is online, who hosts, who is ready (a ready check),
 // live word counts during a round, running totals; the host's "Make host" and "Remove"
 // buttons, and the players the host removed, each with "Let back in" (unkick: their device
-// may join again).
+// may join again). In teams mode (teams.js) the players are grouped by team, each team
+// with its total and, during a round, its words so far; between rounds a player joins
+// another team ("Join Team 2") and the host moves anyone ("Move to Team 2").
 
 import { h } from "../lib/dom.js";
 import { gettext } from "../lib/i18n.js";
-import { pointsText, wordsText } from "./format.js";
+import { playersText, pointsText, wordsText } from "./format.js";
 import { waitingCheck } from "./ready-check.js";
+import { teamGroups, teamMark, teamName } from "./teams.js";
 
 // A button's name for screen readers: its visible text first (what voice control users
 // say), then whom it acts on.
@@ -18,12 +21,13 @@ function actionFor(action, nickname) {
 const CONFIRM_MS = 4000;
 
 export class PlayersView {
-  constructor(list, countElement, { onKick, onMakeHost, onUnkick = () => false }) {
+  constructor(list, countElement, { onKick, onMakeHost, onUnkick = () => false, onChooseTeam = () => false }) {
     this.list = list;
     this.countElement = countElement;
     this.onKick = onKick;
     this.onMakeHost = onMakeHost;
     this.onUnkick = onUnkick;
+    this.onChooseTeam = onChooseTeam;
     // Players removed by the host (state.kicked): shown to the host only, after the list.
     this.kickedBox = h("div", { class: "kicked-players", hidden: true });
     this.list.after(this.kickedBox);
@@ -35,8 +39,62 @@ export class PlayersView {
     const playing = store.phase === "play" && state.round && state.round.status === "running";
     const players = [...state.players];
     this.countElement.textContent = `(${players.length})`;
-    this.list.replaceChildren(...players.map((player) => this.row(store, player, playing)));
+    const teams = teamGroups(state);
+    // A team button clicked redraws the list: the keyboard stays on the same button, or
+    // the nearest team control.
+    const focused = this.list.contains(document.activeElement) ? document.activeElement.dataset.focusKey : null;
+    this.list.classList.toggle("by-team", Boolean(teams));
+    if (teams) {
+      this.list.replaceChildren(
+        ...teams.groups.map((group) => this.teamGroup(store, group, playing)),
+        ...teams.loose.map((player) => this.row(store, player, playing)),
+      );
+    } else {
+      this.list.replaceChildren(...players.map((player) => this.row(store, player, playing)));
+    }
+    if (focused) {
+      const again = this.list.querySelector(`[data-focus-key="${CSS.escape(focused)}"]`) || this.list.querySelector("button[data-focus-key]");
+      if (again) again.focus();
+    }
     this.renderKicked(store);
+  }
+
+  /** A team: its mark, its players' words (during a round) or how many they are, its
+   * total over the game; "Join Team 2" for me between rounds when I am in another. */
+  teamGroup(store, group, playing) {
+    const { state } = store;
+    const between = !state.round || state.round.status === "ended";
+    const mine = group.players.some((player) => player.id === state.you);
+    const figures = [
+      playing ? wordsText(group.words) : playersText(group.players.length),
+      gettext("total %(points)s", { points: pointsText(group.total_points) }),
+    ];
+    // Under the team's players: whom I would be joining.
+    const join =
+      between && !mine && state.you !== null
+        ? h("button", {
+            type: "button",
+            class: "button small team-join",
+            text: gettext("Join %(team)s", { team: teamName(group.team) }),
+            dataset: { focusKey: `join:${group.team}` },
+            on: { click: () => this.onChooseTeam(group.team, null) },
+          })
+        : null;
+    const titleId = `team-${group.team}-title`;
+    return h(
+      "li",
+      { class: `team-group team-${group.team}${mine ? " mine" : ""}`, dataset: { team: group.team } },
+      h(
+        "div",
+        { class: "team-group-head" },
+        h("h3", { class: "team-group-title", id: titleId }, teamMark(group.team)),
+        h("span", { class: "team-group-figures" }, ...figures.map((text, index) => h("span", { class: index ? "team-total" : "team-count", text }))),
+      ),
+      group.players.length
+        ? h("ul", { class: "team-members" }, ...group.players.map((player) => this.row(store, player, playing, group.team, between)))
+        : h("p", { class: "team-empty-hint hint", text: gettext("Nobody yet.") }),
+      join,
+    );
   }
 
   renderKicked(store) {
@@ -90,7 +148,7 @@ export class PlayersView {
     this.renderKicked(store);
   }
 
-  row(store, player, playing) {
+  row(store, player, playing, team = null, between = false) {
     const { state } = store;
     const isYou = player.id === state.you;
     const isHost = player.id === state.host_id;
@@ -127,9 +185,29 @@ export class PlayersView {
         this.kickButton(player),
       );
     }
+    // Teams mode between rounds: the host moves anyone else to another team (and joins
+    // one with the team's own "Join" button, as everyone does).
+    if (team && between && store.isHost && !isYou) {
+      const count = (state.settings && state.settings.team_count) || 2;
+      for (let other = 1; other <= count; other += 1) {
+        if (other === team) continue;
+        const text = gettext("Move to %(team)s", { team: teamName(other) });
+        actions.push(
+          h("button", {
+            type: "button",
+            class: `button small subtle team-move team-${other}`,
+            text,
+            "aria-label": actionFor(text, player.nickname),
+            dataset: { focusKey: `move:${player.id}:${other}`, team: other },
+            on: { click: () => this.onChooseTeam(other, player.id) },
+          }),
+        );
+      }
+    }
+    if (team) badges.unshift(teamMark(team, { short: true, className: "team-badge" }));
     return h(
       "li",
-      { class: `player${player.online ? "" : " is-offline"}`, dataset: { playerId: player.id } },
+      { class: `player${player.online ? "" : " is-offline"}${team ? ` team-${team}` : ""}`, dataset: team ? { playerId: player.id, team } : { playerId: player.id } },
       h("span", { class: "avatar", "aria-hidden": "true", style: `--hue:${hue(player.nickname)}`, text: initial(player.nickname) }),
       h(
         "span",

@@ -8,14 +8,19 @@
 
 import { h } from "../lib/dom.js";
 import { gettext } from "../lib/i18n.js";
-import { percentText, pointsText, roundInGame, wordsText } from "./format.js";
+import { countedWords, percentText, pointsText, roundInGame, wordsText } from "./format.js";
 import { meaningButton } from "./definitions.js";
 import { hintsUsedText } from "./hints.js";
 import { replayButton } from "./replay.js";
 import { shareResultsButton } from "./share-results.js";
 import { shareRoundButtons } from "./share-round.js";
+import { teamBanner } from "./team.js";
+import { resultTeam, teamName, teamRanking } from "./teams.js";
 import { ChallengeVotes } from "./votes.js";
 import { RoundWords } from "./words-list.js";
+
+// A co-op round's words nobody found show open up to this many.
+const OPEN_NOBODY_FOUND_UP_TO = 12;
 
 export class ResultsView extends RoundWords {
   constructor(root, { store, onNextRound, onChallenge = () => false, onRule = () => false, onVote = () => false }) {
@@ -91,6 +96,22 @@ export class ResultsView extends RoundWords {
       points: pointsText(results.max_points),
     });
     if (!me) return total;
+    const team = results.teams ? results.teams.find((row) => row.team === resultTeam(results, me.id)) : null;
+    if (team) {
+      // Teams: my team's points first (the ranking is above the players'), then mine.
+      return [
+        gettext("%(team)s scored %(points)s this round.", { team: teamName(team.team), points: pointsText(team.round_points) }),
+        gettext("You scored %(points)s: %(share)s of the maximum. %(total)s", {
+          points: pointsText(me.round_points),
+          share: percentText(me.share_of_max),
+          total,
+        }),
+      ].join(" ");
+    }
+    if (results.team) {
+      // Co-op: the team's result is the banner's; here, my part in it.
+      return gettext("You found %(words)s for the team. %(total)s", { words: wordsText(countedWords(me)), total });
+    }
     if (results.common_max_points && results.common_max_points < results.max_points) {
       // Measured on the words most players know: the broad list's maximum reads as failure.
       return gettext("You scored %(points)s: %(share)s of what the common words are worth. %(total)s", {
@@ -114,12 +135,20 @@ export class ResultsView extends RoundWords {
     const focused = document.activeElement && this.body.contains(document.activeElement)
       ? document.activeElement.dataset.focusKey
       : null;
-    this.body.replaceChildren(
+    // (replaceChildren would write a null as "null": the optional parts are filtered.)
+    const parts = [
+      // Co-op: whether the team reached its goal (the words nobody found: under the board).
+      results.team ? teamBanner(results.team) : null,
+      // Teams: the teams ranked, above the players.
+      results.teams
+        ? teamRanking(results.teams, { nickname: (id) => this.nickname(id), mine: resultTeam(results, store.you) })
+        : null,
       h(
         "div",
         { class: "results-layout" },
         this.scoreboard(results, this.challengeList(store, results)),
         boardCard,
+        results.team && complete ? this.nobodyFound(results) : null,
         this.playersWords(complete ? results : { ...results, players: results.players.filter((entry) => entry.id === store.you) }, {
           accepted: this.acceptedWords(results),
           refusedExtras: (entry, word) => this.refusedExtras(store, results, challenged, entry, word),
@@ -138,13 +167,41 @@ export class ResultsView extends RoundWords {
             )
           : null,
       ),
-    );
+    ];
+    this.body.replaceChildren(...parts.filter(Boolean));
     if (focused) {
       const again = this.body.querySelector(`[data-focus-key="${CSS.escape(focused)}"]`);
       // The button is gone (the challenge was sent or ruled): keep the keyboard nearby.
       const fallback = this.body.querySelector("#challenges-title");
       (again && !again.disabled ? again : fallback || this.title).focus();
     }
+  }
+
+  /** A co-op round's words nobody found, longest first, each lighting its path on the
+   * board card above (sticky on a phone); folded when there are many. */
+  nobodyFound(results) {
+    const missed = results.solution
+      .filter((entry) => !entry.found_by.length)
+      .sort((a, b) => b.word.length - a.word.length || a.word.localeCompare(b.word));
+    const title = gettext("Words nobody found (%(count)s)", { count: missed.length });
+    if (!missed.length) {
+      return h(
+        "section",
+        { class: "card team-missed-card", "aria-labelledby": "team-missed-title" },
+        h("h2", { id: "team-missed-title", text: title }),
+        h("p", { class: "team-all-found", text: gettext("The team found every word on the board!") }),
+      );
+    }
+    return h(
+      "section",
+      { class: "card team-missed-card", "aria-labelledby": "team-missed-title" },
+      h(
+        "details",
+        { class: "missed team-missed", open: missed.length <= OPEN_NOBODY_FOUND_UP_TO },
+        h("summary", {}, h("h2", { id: "team-missed-title", text: title })),
+        h("ul", { class: "chips" }, ...missed.map((entry) => this.chip(entry.word, entry.path, { kind: "missed", note: `+${entry.points}` }))),
+      ),
+    );
   }
 
   /** Open and decided challenges, for everyone; voters vote and the host rules here. */

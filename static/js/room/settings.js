@@ -3,7 +3,7 @@
 
 import { h } from "../lib/dom.js";
 import { gettext } from "../lib/i18n.js";
-import { durationText } from "./format.js";
+import { durationText, percentText } from "./format.js";
 
 const SIZES = [
   ["4x4", "4×4", gettext("classic")],
@@ -12,6 +12,19 @@ const SIZES = [
 ];
 const ROUND_SECONDS = [30, 60, 90, 120, 180, 240, 300, 600];
 const MIN_LENGTHS = [3, 4, 5, 6];
+// Classic: every player for themselves; co-op: the room plays as one team (team.js);
+// teams: two to four teams against each other (teams.js).
+const MODES = [
+  ["classic", gettext("Classic"), gettext("everyone for themselves")],
+  ["coop", gettext("Co-op"), gettext("the room plays as one team")],
+  ["teams", gettext("Teams"), gettext("teams play against each other")],
+];
+// How many teams a teams room plays in (docs/api.md, "Settings").
+const TEAM_COUNTS = [2, 3, 4];
+// The co-op team's goal: a share of the board's words, in percent (docs/api.md, "Settings").
+const GOAL_MIN = 10;
+const GOAL_MAX = 100;
+const GOAL_DEFAULT = 50;
 
 export class SettingsView {
   constructor({ form, summary, note, status }, { onChange }) {
@@ -67,10 +80,56 @@ export class SettingsView {
         h("input", { type: "checkbox", name }),
         h("span", {}, label, h("small", { text: hint })),
       );
+    const modes = h(
+      "div",
+      { class: "segmented modes", role: "radiogroup", "aria-labelledby": "setting-mode-label" },
+      ...MODES.map(([value, label, name]) =>
+        h(
+          "label",
+          {},
+          h("input", { type: "radio", name: "mode", value }),
+          h("span", {}, label, h("small", { text: name })),
+        ),
+      ),
+    );
+    const goal = h(
+      "div",
+      { class: "field coop-goal", id: "setting-coop-goal-field", hidden: true },
+      h("label", { for: "setting-coop_goal", text: gettext("Team goal") }),
+      h(
+        "span",
+        { class: "percent-input" },
+        h("input", {
+          type: "number",
+          id: "setting-coop_goal",
+          name: "coop_goal",
+          min: GOAL_MIN,
+          max: GOAL_MAX,
+          step: 1,
+          inputmode: "numeric",
+          "aria-describedby": "setting-coop_goal-hint",
+        }),
+        h("span", { class: "percent-sign", "aria-hidden": "true", text: "%" }),
+      ),
+      h("small", {
+        class: "hint",
+        id: "setting-coop_goal-hint",
+        text: gettext("The share of the board's words the team aims to find (10 to 100). Shared words count once; verdicts come at once."),
+      }),
+    );
+    const teamCount = h(
+      "div",
+      { class: "field team-count", id: "setting-team-count-field", hidden: true },
+      h("label", { for: "setting-team_count", text: gettext("Number of teams") }),
+      h("select", { id: "setting-team_count", name: "team_count" }, ...TEAM_COUNTS.map((count) => new Option(String(count), String(count)))),
+    );
     const fields = h(
       "fieldset",
       { class: "settings-fields" },
       h("legend", { class: "visually-hidden", text: gettext("Settings for the next round") }),
+      h("div", { class: "field" }, h("span", { class: "label", id: "setting-mode-label", text: gettext("Mode") }), modes),
+      goal,
+      teamCount,
       h("div", { class: "field" }, h("span", { class: "label", id: "setting-size-label", text: gettext("Board") }), sizes),
       h(
         "div",
@@ -113,13 +172,32 @@ export class SettingsView {
     form.querySelector("input[name=cancel_duplicates]").checked = settings.cancel_duplicates;
     form.querySelector("input[name=instant_verdicts]").checked = settings.instant_verdicts;
     form.querySelector("input[name=ready_check]").checked = Boolean(settings.ready_check);
+    const mode = settings.mode || "classic";
+    for (const radio of form.querySelectorAll("input[name=mode]")) radio.checked = radio.value === mode;
+    form.querySelector("#setting-coop-goal-field").hidden = mode !== "coop";
+    form.querySelector("#setting-team-count-field").hidden = mode !== "teams";
+    form.querySelector("select[name=team_count]").value = String(settings.team_count || TEAM_COUNTS[0]);
+    const goal = form.querySelector("input[name=coop_goal]");
+    // Not while the host is typing a new goal (another change's settings.changed).
+    if (document.activeElement !== goal) goal.value = String(settings.coop_goal ?? GOAL_DEFAULT);
   }
 
   changed(control) {
     let value;
-    if (control.type === "checkbox") value = control.checked;
+    if (control.name === "coop_goal") {
+      value = Number(control.value);
+      if (!Number.isInteger(value) || value < GOAL_MIN || value > GOAL_MAX) {
+        this.say(gettext("The team goal is a whole number from 10 to 100."));
+        return;
+      }
+    } else if (control.name === "mode") {
+      // Co-op shows its goal at once (the server's settings.changed confirms both).
+      this.form.querySelector("#setting-coop-goal-field").hidden = control.value !== "coop";
+      this.form.querySelector("#setting-team-count-field").hidden = control.value !== "teams";
+      value = control.value;
+    } else if (control.type === "checkbox") value = control.checked;
     else if (control.name === "round_seconds") value = control.value ? Number(control.value) : null;
-    else if (control.name === "min_length") value = Number(control.value);
+    else if (control.name === "min_length" || control.name === "team_count") value = Number(control.value);
     else value = control.value;
     this.say(gettext("Saving…"));
     this.onChange({ [control.name]: value });
@@ -139,16 +217,28 @@ export class SettingsView {
     if (text) this.timer = window.setTimeout(() => (this.status.textContent = ""), 4000);
   }
 
+  /** How duplicates score; in teams, a word cancels between teams only. */
+  duplicatesText(settings) {
+    if (!settings.cancel_duplicates) return gettext("score for everyone");
+    return settings.mode === "teams" ? gettext("cancel between teams (teammates both score)") : gettext("cancel (score for nobody)");
+  }
+
   describe(settings, dictionaries) {
     const item = (term, value) => [h("dt", { text: term }), h("dd", { text: value })];
     const size = SIZES.find(([value]) => value === settings.board_size);
+    const coop = settings.mode === "coop";
+    let mode = gettext("classic");
+    if (coop) mode = gettext("co-op, team goal %(goal)s", { goal: percentText((settings.coop_goal ?? GOAL_DEFAULT) / 100) });
+    else if (settings.mode === "teams") mode = gettext("teams: %(count)s", { count: settings.team_count || TEAM_COUNTS[0] });
     return [
+      ...item(gettext("Mode"), mode),
       ...item(gettext("Board"), size ? `${size[1]} ${size[2]}` : settings.board_size),
       ...item(gettext("Round length"), durationText(settings.round_seconds)),
       ...item(gettext("Shortest word"), gettext("%(count)s letters", { count: settings.min_length })),
       ...item(gettext("Dictionary"), dictionaries[settings.dictionary] || settings.dictionary),
-      ...item(gettext("Duplicates"), settings.cancel_duplicates ? gettext("cancel (score for nobody)") : gettext("score for everyone")),
-      ...item(gettext("Verdicts"), settings.instant_verdicts ? gettext("at once") : gettext("with the results")),
+      // A co-op round never cancels a word and gives its verdicts at once, whatever these say.
+      ...(coop ? [] : item(gettext("Duplicates"), this.duplicatesText(settings))),
+      ...(coop ? [] : item(gettext("Verdicts"), settings.instant_verdicts ? gettext("at once") : gettext("with the results"))),
       ...item(gettext("Ready check"), settings.ready_check ? gettext("before each round") : gettext("off")),
       ...(settings.next_board ? item(gettext("Next board"), gettext("set by the host")) : []),
     ];

@@ -4,6 +4,7 @@
 import { h } from "../lib/dom.js";
 import { gettext, ngettext } from "../lib/i18n.js";
 import { copyText } from "./share.js";
+import { teamResultText } from "./team.js";
 
 /** The results in a few lines of plain text, for a chat message. */
 export function resultsSummary(results) {
@@ -22,6 +23,11 @@ export function resultsSummary(results) {
     const points = gettext("%(points)s pts", { points: player.round_points });
     lines.push(`${index + 1}. ${player.nickname}: ${points} (${words}${bestText})`);
   });
+  if (results.team) {
+    // A co-op round: the team's result first of all.
+    const team = teamResultText(results.team);
+    lines.splice(1, 0, `${team.title} ${team.text} ${team.points}`);
+  }
   lines.push(
     gettext("The board had %(words)s words worth %(points)s pts.", {
       words: results.word_count,

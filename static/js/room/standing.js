@@ -11,6 +11,7 @@ import { tableHead } from "../lib/table.js";
 import { gettext } from "../lib/i18n.js";
 import { awardsSection, roundInGameFrom } from "./awards.js";
 import { ordinal, pointsText, roundsText } from "./format.js";
+import { teamMark, teamsHeadline } from "./teams.js";
 
 // How long the confirm step stays open without an answer.
 const CONFIRM_MS = 8000;
@@ -172,8 +173,13 @@ export class StandingView {
         last: names[names.length - 1],
       });
     }
+    // A game played in teams: the teams' result is the headline, their ranking first.
+    const teams = standing.teams && standing.teams.length ? standing.teams : null;
+    if (teams) headline = teamsHeadline(teams);
     const rows = standing.players.map((entry) => {
       const isWinner = winners.has(entry.id);
+      const known = standing.teams ? store.player(entry.id) : null;
+      const teamOfPlayer = known && known.team ? known.team : null;
       const isYou = entry.id === store.you;
       return h(
         "tr",
@@ -190,6 +196,7 @@ export class StandingView {
           h("span", { class: "nickname", text: entry.nickname }),
           isYou ? h("span", { class: "badge you", text: gettext("you") }) : null,
           isWinner ? h("span", { class: "badge winner-badge", text: gettext("winner") }) : null,
+          teamOfPlayer ? teamMark(teamOfPlayer, { short: true, className: "team-badge" }) : null,
         ),
         h("td", { class: "num total", text: entry.total_points }),
       );
@@ -207,14 +214,48 @@ export class StandingView {
       h("h1", { id: "standing-title", class: "standing-title", tabindex: "-1", text: gettext("Final standing") }),
       h("p", { class: "lead standing-headline", text: headline }),
       h("p", { class: "hint", text: gettext("After %(rounds)s, by total points.", { rounds: roundsText(standing.rounds) }) + this.yourPlace(store, standing) }),
+      ...(teams ? [this.teamsTable(store, teams), h("h2", { class: "standing-players-title", id: "standing-players-title", text: gettext("Players") })] : []),
       h(
         "table",
-        { class: "standing-table" },
+        { class: "standing-table", "aria-labelledby": teams ? "standing-players-title" : null },
         tableHead([{ text: "#", class: "rank" }, { text: gettext("Player") }, { text: gettext("Total"), class: "num" }]),
         h("tbody", {}, ...rows),
       ),
       ...(awards ? [awards] : []),
       this.next,
+    );
+  }
+
+  /** The teams ranked by their points over the game (`standing.teams`), the winners marked. */
+  teamsTable(store, teams) {
+    const me = store.you !== null ? store.player(store.you) : null;
+    const mine = me && me.team ? me.team : null;
+    const rows = teams.map((row) => {
+      const won = row.rank === 1;
+      return h(
+        "tr",
+        { class: [won ? "winner" : "", row.team === mine ? "mine" : ""].filter(Boolean).join(" "), dataset: { team: row.team } },
+        h("td", { class: "rank" }, won ? h("span", { class: "trophy", "aria-hidden": "true", text: "★ " }) : null, String(row.rank)),
+        h(
+          "th",
+          { scope: "row", class: "who" },
+          teamMark(row.team),
+          row.team === mine ? h("span", { class: "badge you", text: gettext("your team") }) : null,
+          won ? h("span", { class: "badge winner-badge", text: gettext("winner") }) : null,
+        ),
+        h("td", { class: "num total", text: row.total_points }),
+      );
+    });
+    return h(
+      "section",
+      { class: "standing-teams", "aria-labelledby": "standing-teams-title" },
+      h("h2", { id: "standing-teams-title", text: gettext("Teams") }),
+      h(
+        "table",
+        { class: "standing-table teams-standing" },
+        tableHead([{ text: "#", class: "rank" }, { text: gettext("Team") }, { text: gettext("Total"), class: "num" }]),
+        h("tbody", {}, ...rows),
+      ),
     );
   }
 

@@ -5,6 +5,8 @@
 // arrives twice or after a sync does no harm. Views subscribe and redraw what changed.
 
 import { gettext } from "../lib/i18n.js";
+import { addMyWord, emptyTeam, isCoop, mergeTeam } from "./team.js";
+import { withResultTotals } from "./teams.js";
 
 const STATUS_ORDER = { preparing: 0, running: 1, ended: 2 };
 
@@ -85,6 +87,9 @@ export class RoomStore {
   replace(state) {
     const previousRound = this.state && this.state.round ? this.state.round.number : null;
     this.state = { ...state, players: [...state.players] };
+    // A co-op round's team (team.js): the server's, else (an older server, a round still
+    // preparing) an empty one that the round's frames fill.
+    if (isCoop(state.round) && state.round.status !== "ended") this.state.team = state.team || emptyTeam(state.round);
     this.version = state.version || 0;
     const roundNumber = state.round ? state.round.number : null;
     const pending = roundNumber === previousRound ? this.words.filter((word) => word.pending) : [];
@@ -135,6 +140,13 @@ export class RoomStore {
         this.setKicked((state.kicked || []).filter((item) => item.id !== event.player_id));
         this.notify("players");
         break;
+      case "player.team": {
+        // Teams mode: a player picked a team, the host moved them, or the server placed them.
+        const player = this.player(event.player_id);
+        if (player) player.team = event.team;
+        this.notify("players", "teams");
+        break;
+      }
       case "player.online": {
         const player = this.player(event.player_id);
         if (player) player.online = event.online;
@@ -179,7 +191,12 @@ export class RoomStore {
       case "round.counts":
         if (state.round && state.round.status === "running") {
           state.counts = event.counts;
-          this.notify("counts");
+          if (event.team && isCoop(state.round)) {
+            state.team = mergeTeam(state.team, event.team);
+            this.notify("counts", "team");
+          } else {
+            this.notify("counts");
+          }
         }
         break;
       case "round.ended":
@@ -214,12 +231,16 @@ export class RoomStore {
     state.round = round;
     if (isNew) {
       state.counts = {};
+      state.team = isCoop(round) ? emptyTeam(round) : null;
       state.results = null;
       if (state.settings) state.settings = { ...state.settings, next_board: null };
       this.words = [];
       this.lastVerdict = null;
+    } else if (isCoop(round) && state.team && state.team.total === null && round.word_counts) {
+      // Solved since it was announced: the board's count is known now.
+      state.team = { ...state.team, total: emptyTeam(round).total };
     }
-    this.notify("round", "words", "counts");
+    this.notify("round", "words", "counts", "team");
   }
 
   /** Who is ready and who is waited for (`round.ready`), while the round waits for them. */
@@ -240,6 +261,8 @@ export class RoomStore {
       const player = this.player(entry.id);
       if (player) player.total_points = entry.total_points;
     }
+    // Teams mode: each team's total through this round (teams.js).
+    if (results.teams) state.teams = withResultTotals(state.teams, results.teams);
     this.notify("round", "results", "players");
   }
 
@@ -284,7 +307,9 @@ export class RoomStore {
     state.round = null;
     state.results = null;
     state.counts = {};
+    state.team = null;
     for (const player of state.players) player.total_points = 0;
+    if (state.teams) state.teams = state.teams.map((entry) => ({ ...entry, total_points: 0 }));
     this.words = [];
     this.lastVerdict = null;
     this.notify("all");
@@ -326,6 +351,7 @@ export class RoomStore {
         const player = this.player(entry.id);
         if (player) player.total_points = entry.total_points;
       }
+      if (results.teams) state.teams = withResultTotals(state.teams, results.teams);
     }
     this.notify("results", "players");
   }
@@ -339,13 +365,22 @@ export class RoomStore {
   verdict(message) {
     const entry = this.putWord(message);
     this.lastVerdict = { ...entry, at: Date.now() };
-    this.notify("words", "verdict");
+    this.notify("words", "verdict", ...this.teamTakes(entry));
   }
 
   /** An entry made in another tab of mine (`my_word`): listed, without this tab's flash. */
   myWord(message) {
-    this.putWord(message);
-    this.notify("words");
+    const entry = this.putWord(message);
+    this.notify("words", ...this.teamTakes(entry));
+  }
+
+  /** In a co-op round my accepted word joins the team's words at once (the next
+   * `round.counts` frame brings it too). Returns the parts changed. */
+  teamTakes(entry) {
+    const state = this.state;
+    if (!entry.accepted || !isCoop(state.round) || !state.team) return [];
+    state.team = addMyWord(state.team, entry.word, this.you);
+    return ["team"];
   }
 
   /** A judged entry (`verdict` or `my_word`), in place of its pending one; returns it. */

@@ -9,6 +9,7 @@ import { gettext, ngettext } from "../lib/i18n.js";
 import { tableHead } from "../lib/table.js";
 import { BoardView } from "./board.js";
 import { countedWords, ordinal, percentText, pointsText, reasonText, roundRanks, wordsText } from "./format.js";
+import { resultTeam, teamMark } from "./teams.js";
 
 // Groups with at most this many missed words show them open.
 const OPEN_MISSED_UP_TO = 15;
@@ -47,6 +48,12 @@ export class RoundWords {
     return h("section", { class: "card board-card", "aria-label": gettext("The board") }, boardBox, this.caption);
   }
 
+  /** In a teams round, a player's team (its shape, number and name), else nothing. */
+  teamBadge(results, playerId) {
+    const team = resultTeam(results, playerId);
+    return team ? teamMark(team, { short: true, className: "team-badge" }) : null;
+  }
+
   /** Ranks, round and total points, each share of the maximum; `extra` goes under the table. */
   scoreboard(results, extra = null) {
     const ranks = roundRanks(results.players);
@@ -68,6 +75,7 @@ export class RoundWords {
           { scope: "row", class: "who" },
           h("span", { class: "nickname", text: entry.nickname }),
           mine ? h("span", { class: "badge you", text: gettext("you") }) : null,
+          this.teamBadge(results, entry.id),
           h(
             "span",
             { class: "share-of-max" },
@@ -121,7 +129,13 @@ export class RoundWords {
       return h(
         "section",
         { class: "player-words", dataset: { playerId: entry.id } },
-        h("h3", {}, h("span", { class: "nickname", text: entry.nickname }), h("span", { class: "muted", text: ` · ${pointsText(entry.round_points)}` })),
+        h(
+          "h3",
+          {},
+          h("span", { class: "nickname", text: entry.nickname }),
+          this.teamBadge(results, entry.id),
+          h("span", { class: "muted", text: ` · ${pointsText(entry.round_points)}` }),
+        ),
         chips.length ? h("ul", { class: "chips" }, ...chips) : h("p", { class: "hint", text: gettext("No words this round.") }),
         refused.length ? h("div", { class: "refused" }, h("h4", { text: gettext("Did not count") }), h("ul", { class: "chips" }, ...refused)) : null,
       );

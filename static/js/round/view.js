@@ -6,6 +6,8 @@
 import { h } from "../lib/dom.js";
 import { gettext, ngettext } from "../lib/i18n.js";
 import { pointsText } from "../room/format.js";
+import { teamBanner } from "../room/team.js";
+import { teamRanking } from "../room/teams.js";
 import { RoundWords } from "../room/words-list.js";
 
 export class RoundView extends RoundWords {
@@ -31,6 +33,10 @@ export class RoundView extends RoundWords {
     const results = this.results;
     const boardCard = this.boardCard(results, gettext("Round %(number)s's board", { number: results.round.number }));
     this.body.replaceChildren(
+      // A co-op round: whether the team reached its goal (room/team.js); a teams round:
+      // the teams ranked (room/teams.js). (Never a null: replaceChildren would write it.)
+      ...(results.team ? [teamBanner(results.team)] : []),
+      ...(results.teams ? [teamRanking(results.teams, { nickname: (id) => this.nickname(id) })] : []),
       h(
         "div",
         { class: "results-layout" },

@@ -10,11 +10,13 @@ import { BoardView } from "../room/board.js";
 import { ServerClock } from "../room/clock.js";
 import { ConnectionBadge } from "../room/connection.js";
 import { Feedback } from "../room/feedback.js";
-import { durationText, playersText, roundInGame } from "../room/format.js";
+import { durationText, playersText, pointsText, roundInGame } from "../room/format.js";
 import { namesText, waitingCheck } from "../room/ready-check.js";
 import { RoomLink } from "../room/room-link.js";
 import { joinLink, qrSvg } from "../room/share.js";
 import { RoomStore } from "../room/store.js";
+import { isCoop, TeamBar, teamLine } from "../room/team.js";
+import { isTeams, teamGroups, teamMark, teamOf } from "../room/teams.js";
 import { roundClock } from "../room/timer.js";
 import { TimerView } from "../room/timer-view.js";
 import { TableResults } from "./results.js";
@@ -44,6 +46,24 @@ const feedback = new Feedback(soundToggle);
 const flat = new LyingFlat(board);
 const moments = new Moments({ store, root, feedback });
 const controls = h("div", { class: "table-controls" }, flat.element, soundToggle);
+// A co-op round: the team's progress, big, above everyone's counts.
+const teamBar = new TeamBar({ className: "table-team-bar" });
+const teamBox = h(
+  "section",
+  { class: "table-team", id: "table-team", "aria-labelledby": "table-team-title", hidden: true },
+  h("h2", { class: "table-counts-title", id: "table-team-title", text: gettext("Team") }),
+  h("p", { class: "table-team-line", id: "table-team-line" }),
+  teamBar.element,
+);
+$(".table-counts-title").before(teamBox);
+// A teams round: each team's words so far and its total over the game, above the players.
+const teamsBox = h(
+  "section",
+  { class: "table-teams", id: "table-teams", "aria-labelledby": "table-teams-title", hidden: true },
+  h("h2", { class: "table-counts-title", id: "table-teams-title", text: gettext("Teams") }),
+  h("ol", { class: "table-team-counts", id: "table-team-counts" }),
+);
+teamBox.before(teamsBox);
 let gone = false;
 
 // ------------------------------------------------------------------ the socket
@@ -96,9 +116,26 @@ function renderLobby() {
     ? gettext("Waiting for %(nickname)s to start round 1.", { nickname: host.nickname })
     : gettext("Waiting for a host.");
   $("#table-lobby-text").textContent = gettext("%(players)s here. %(rules)s %(waiting)s", { players: playersText(count), rules, waiting });
-  const items = state.players.map((player) =>
-    h("li", { class: `table-player${player.online ? "" : " away"}` }, player.nickname, player.is_host ? h("span", { class: "badge host", text: gettext("host") }) : null),
-  );
+  const item = (player) =>
+    h("li", { class: `table-player${player.online ? "" : " away"}` }, player.nickname, player.is_host ? h("span", { class: "badge host", text: gettext("host") }) : null);
+  const teams = teamGroups(state);
+  // Teams mode: the players by team, each team with its mark.
+  const items = teams
+    ? [
+        ...teams.groups.map((group) =>
+          h(
+            "li",
+            { class: `table-team-group team-${group.team}`, dataset: { team: group.team } },
+            teamMark(group.team),
+            group.players.length
+              ? h("ul", { class: "table-team-players" }, ...group.players.map(item))
+              : h("span", { class: "table-team-empty", text: gettext("Nobody yet.") }),
+          ),
+        ),
+        ...teams.loose.map(item),
+      ]
+    : state.players.map(item);
+  $("#table-players").classList.toggle("by-team", Boolean(teams));
   $("#table-players").replaceChildren(...items);
 }
 
@@ -107,19 +144,52 @@ function renderRound() {
   board.showRound(round, roundClock(round, clock.now()).phase);
   $("#table-round-title").textContent = gettext("Round %(number)s", { number: roundInGame(round) });
   const parts = [gettext("%(count)s+ letters", { count: round.min_length }), gettext("Qu counts as 2")];
-  if (round.cancel_duplicates) parts.push(gettext("shared words score 0"));
+  // Teams: a word cancels between teams only (teammates who share it both score).
+  if (round.cancel_duplicates) parts.push(isTeams(round) ? gettext("words shared between teams score 0") : gettext("shared words score 0"));
+  if (isCoop(round)) parts.push(gettext("co-op: one team"));
   $("#table-round-rules").textContent = parts.join(" · ");
   renderCounts();
   tick();
 }
 
+/** A co-op round's team: how many of the board's words, the goal, the bar. */
+function renderTeam() {
+  const team = isCoop(store.round) ? store.state.team : null;
+  teamBox.hidden = !team;
+  if (!team) return;
+  const line = $("#table-team-line");
+  line.textContent = teamLine(team);
+  teamBar.render(team);
+  line.classList.toggle("reached", teamBar.element.classList.contains("reached"));
+}
+
 /** Everyone's words so far (round.counts), most first; players without a word show 0. */
+/** A teams round: each team's words so far (its players' counts) and total over the game. */
+function renderTeams() {
+  const teams = isTeams(store.round) ? teamGroups(store.state) : null;
+  teamsBox.hidden = !teams;
+  if (!teams) return;
+  $("#table-team-counts").replaceChildren(
+    ...teams.groups.map((group) =>
+      h(
+        "li",
+        { class: `table-team-count team-${group.team}`, dataset: { team: group.team } },
+        teamMark(group.team),
+        h("span", { class: "table-team-words", text: ngettext("%(count)s word", "%(count)s words", group.words) }),
+        h("span", { class: "table-team-total", text: gettext("total %(points)s", { points: pointsText(group.total_points) }) }),
+      ),
+    ),
+  );
+}
+
 function renderCounts() {
+  renderTeam();
+  renderTeams();
   const counts = store.state.counts || {};
   const ids = new Set(store.state.players.map((player) => String(player.id)));
   for (const id of Object.keys(counts)) ids.add(id);
   const rows = [...ids]
-    .map((id) => ({ id, nickname: store.nickname(Number(id)), count: counts[id] || 0 }))
+    .map((id) => ({ id, nickname: store.nickname(Number(id)), count: counts[id] || 0, team: isTeams(store.round) ? teamOf(store.state, Number(id)) : null }))
     .sort((a, b) => b.count - a.count || a.nickname.localeCompare(b.nickname));
   const verdictsHidden = store.round && !store.round.instant_verdicts;
   $("#table-counts").replaceChildren(
@@ -127,6 +197,7 @@ function renderCounts() {
       h(
         "li",
         { class: "table-count", dataset: { player: row.id } },
+        row.team ? teamMark(row.team, { short: true, className: "team-badge" }) : null,
         h("span", { class: "table-count-name", text: row.nickname }),
         h("span", { class: "table-count-value", text: row.count, "aria-label": verdictsHidden
           ? ngettext("%(count)s entry", "%(count)s entries", row.count)
@@ -201,7 +272,7 @@ function render() {
 store.subscribe((current, changed) => {
   if (changed.has("connection")) badge.render(current.connection);
   if (changed.size === 1 && changed.has("connection")) return;
-  if (changed.size === 1 && changed.has("counts") && phase() === "round") {
+  if ([...changed].every((part) => part === "counts" || part === "team") && phase() === "round") {
     renderCounts();
     return;
   }

@@ -1,13 +1,16 @@
 // Moments of a round on the table screen (issue 32): the round's first word, a lead
-// change, a word of 8 letters or more, each announced for a few seconds in a banner over
-// the screen, to screen readers (the page's live region) and with a short tone (muted
-// with the rest: room/feedback.js's switch). They come from the events the table screen
-// already gets: `round.counts` (its counts, and `long_words`: who found a long word, never
-// which). A state (the page's first, or a sync) only sets where the round stands: nothing
+// change (in a co-op round, the team's goal reached instead), a word of 8 letters or more,
+// each announced for a few seconds in a banner over the screen, to screen readers (the
+// page's live region) and with a short tone (muted with the rest: room/feedback.js's
+// switch). They come from the events the table screen already gets: `round.counts` (its
+// counts, `long_words`: who found a long word, never which, and a co-op round's `team`).
+// A state (the page's first, or a sync) only sets where the round stands: nothing
 // is announced for what happened before. No moment outside a running round.
 
 import { announce, h } from "../lib/dom.js";
 import { gettext, ngettext } from "../lib/i18n.js";
+import { percentText } from "../room/format.js";
+import { goalReached, isCoop } from "../room/team.js";
 
 // How long each moment shows, and the pause before the next one in the queue.
 const SHOW_MS = 3500;
@@ -21,6 +24,7 @@ const TONES = {
   first: [[660, 0.08], [880, 0.16]],
   lead: [[523, 0.08], [659, 0.08], [784, 0.18]],
   long: [[784, 0.07], [988, 0.07], [1175, 0.07], [1568, 0.24]],
+  goal: [[784, 0.07], [988, 0.07], [1175, 0.07], [1568, 0.24]],
 };
 
 /** The player strictly ahead in `counts` (id as a string), or null (nobody, or a tie). */
@@ -48,6 +52,7 @@ export class Moments {
     this.round = null;
     this.started = false;
     this.leader = null;
+    this.reached = false; // a co-op round's goal, once announced
     this.version = 0;
     this.queue = [];
     this.timer = null;
@@ -66,6 +71,7 @@ export class Moments {
     this.round = running ? round.number : null;
     this.started = Object.values(counts).some((count) => count > 0);
     this.leader = strictLeader(counts) ?? (same ? this.leader : null);
+    this.reached = Boolean(running && state.team && goalReached(state.team));
     if (!running) this.clear();
   }
 
@@ -87,7 +93,9 @@ export class Moments {
       this.round = round.number;
       this.started = false;
       this.leader = null;
+      this.reached = false;
     }
+    const coop = isCoop(round);
     const counts = event.counts || {};
     const name = (id) => this.store.nickname(Number(id));
     if (!this.started) {
@@ -101,10 +109,15 @@ export class Moments {
       }
     } else {
       const leader = strictLeader(counts);
-      if (leader !== null && leader !== this.leader) {
+      if (!coop && leader !== null && leader !== this.leader) {
         this.leader = leader;
         this.add("lead", gettext("%(nickname)s takes the lead!", { nickname: name(leader) }));
       }
+    }
+    const team = coop ? this.store.state.team : null;
+    if (team && !this.reached && goalReached(team)) {
+      this.reached = true;
+      this.add("goal", gettext("Goal reached! The team found %(share)s of the words.", { share: percentText(team.found / team.total) }));
     }
     for (const found of event.long_words || []) {
       const values = { nickname: name(found.player_id) };

@@ -8,6 +8,8 @@ import { tableHead } from "../lib/table.js";
 import { gettext } from "../lib/i18n.js";
 import { awardsSection, roundInGameFrom } from "../room/awards.js";
 import { BoardView } from "../room/board.js";
+import { teamBanner, teamResultText } from "../room/team.js";
+import { resultTeam, teamMark, teamName, teamsHeadline } from "../room/teams.js";
 import { countedWords, ordinal, percentText, pointsText, roundInGame, roundRanks, roundsText, wordsText } from "../room/format.js";
 
 // How many of the best words nobody found are shown.
@@ -37,7 +39,11 @@ export class TableResults {
       words: wordsText(results.word_count),
       points: pointsText(results.max_points),
     });
-    this.summary.textContent = standing ? this.standingHeadline(standing) : `${best}${total}`;
+    // Co-op: the team's result first, in big (the banner), not who won.
+    const team = results.team || null;
+    let headline = team ? `${teamResultText(team).points}. ` : best;
+    if (results.teams) headline = this.teamsRoundHeadline(results.teams);
+    this.summary.textContent = standing ? this.standingHeadline(standing) : `${headline}${total}`;
     // Until the whole results arrive (the store's completeResults): the ranking only.
     const complete = results.complete !== false;
     const loading = h("p", { class: "table-none", role: "status", text: gettext("Loading everyone's words…") });
@@ -45,8 +51,16 @@ export class TableResults {
     const boardView = new BoardView(boardBox, { label: gettext("This round's board") });
     boardView.setBoard(results.round);
     this.body.replaceChildren(
-      ...(standing ? [this.finalStanding(standing), this.awards(standing)].filter(Boolean) : []),
-      h("div", { class: "table-results-main" }, this.ranking(results), complete ? this.wordsFound(results) : loading),
+      ...(standing ? [this.teamsStanding(standing), this.finalStanding(standing), this.awards(standing)].filter(Boolean) : []),
+      // (Never a null: replaceChildren would write it.)
+      ...(team ? [teamBanner(team, { className: "table-team-banner" })] : []),
+      h(
+        "div",
+        { class: "table-results-main" },
+        results.teams ? this.teamsRanking(results) : null,
+        this.ranking(results),
+        complete ? this.wordsFound(results) : loading,
+      ),
       h("div", { class: "table-results-aside" }, boardBox, complete ? this.missed(results) : null),
     );
   }
@@ -62,8 +76,67 @@ export class TableResults {
     return gettext("%(names)s and %(last)s tie with %(points)s. ", { names: names.slice(0, -1).join(", "), last: names.at(-1), points });
   }
 
+  /** A teams round: "Team 1 wins the round with 6 pts. " or "Team 1 and Team 2 tie with 6 pts. ". */
+  teamsRoundHeadline(teams) {
+    const top = teams.filter((row) => row.rank === 1);
+    if (!top.length || top[0].round_points <= 0) return "";
+    const points = pointsText(top[0].round_points);
+    const names = top.map((row) => teamName(row.team));
+    if (names.length === 1) return gettext("%(team)s wins the round with %(points)s. ", { team: names[0], points });
+    return gettext("%(names)s and %(last)s tie with %(points)s. ", { names: names.slice(0, -1).join(", "), last: names.at(-1), points });
+  }
+
+  /** A teams round's teams ranked: round points and total over the game, with their players. */
+  teamsRanking(results) {
+    const nickname = (id) => (results.players.find((entry) => entry.id === id) || {}).nickname || this.store.nickname(id);
+    const rows = results.teams.map((row) =>
+      h(
+        "tr",
+        { class: `team-row team-${row.team}${row.rank === 1 && row.round_points > 0 ? " winner" : ""}`, dataset: { team: row.team } },
+        h("td", { class: "rank", text: ordinal(row.rank) }),
+        h("th", { scope: "row", class: "team-cell" }, teamMark(row.team), h("span", { class: "table-team-players-inline", text: (row.player_ids || []).map(nickname).join(", ") })),
+        h("td", { class: "num points", text: row.round_points }),
+        h("td", { class: "num total", text: row.total_points }),
+      ),
+    );
+    return h(
+      "table",
+      { class: "table-ranking table-teams-ranking", "aria-label": gettext("Teams") },
+      tableHead([
+        { text: "#", class: "rank" },
+        { text: gettext("Team") },
+        { text: gettext("Round"), class: "num" },
+        { text: gettext("Total"), class: "num" },
+      ]),
+      h("tbody", {}, ...rows),
+    );
+  }
+
+  /** The game's teams ranked by total points (`standing.teams`), big; none: nothing. */
+  teamsStanding(standing) {
+    if (!standing.teams || !standing.teams.length) return null;
+    const rows = standing.teams.map((row) =>
+      h(
+        "li",
+        { class: `table-standing-row team-${row.team}${row.rank === 1 ? " winner" : ""}`, dataset: { team: row.team } },
+        h("span", { class: "table-standing-rank", text: row.rank === 1 ? `★ ${ordinal(row.rank)}` : ordinal(row.rank) }),
+        h("span", { class: "table-standing-name" }, teamMark(row.team)),
+        h("span", { class: "table-standing-points", text: pointsText(row.total_points) }),
+      ),
+    );
+    return h(
+      "section",
+      { class: "table-standing table-teams-standing", "aria-labelledby": "table-teams-standing-title" },
+      h("h2", { id: "table-teams-standing-title", text: gettext("The teams' totals") }),
+      h("ol", { class: "table-standing-list" }, ...rows),
+    );
+  }
+
   /** "Ann wins!" or "Ann and Bob share the win!", after the game's last round. */
   standingHeadline(standing) {
+    if (standing.teams && standing.teams.length) {
+      return `${teamsHeadline(standing.teams)} ${gettext("The game is over after %(rounds)s.", { rounds: roundsText(standing.rounds) })}`;
+    }
     const winners = standing.players.filter((entry) => (standing.winners || []).includes(entry.id));
     const names = winners.map((entry) => entry.nickname);
     const rounds = roundsText(standing.rounds);
@@ -117,7 +190,12 @@ export class TableResults {
         "tr",
         { class: rank === 1 && entry.round_points > 0 ? "winner" : null, dataset: { player: entry.id } },
         h("td", { class: "rank", text: ordinal(rank) }),
-        h("th", { scope: "row", class: "nickname", text: entry.nickname }),
+        h(
+          "th",
+          { scope: "row", class: "nickname" },
+          resultTeam(results, entry.id) ? teamMark(resultTeam(results, entry.id), { short: true, className: "team-badge" }) : null,
+          entry.nickname,
+        ),
         h("td", { class: "num words", text: counted }),
         h("td", { class: "num points", text: entry.round_points }),
         h("td", { class: "num total", text: entry.total_points }),
