@@ -35,12 +35,19 @@ def standing(room: Room) -> dict:
         if player.id in entered or (player.active and not player.kicked)
     ]
     players.sort(key=lambda p: (-totals.get(p.id, 0), p.nickname.lower(), p.id))
+    team_of = teams.last_teams(room)
     ranked: list[dict] = []
     for position, player in enumerate(players, start=1):
         points = totals.get(player.id, 0)
         rank = ranked[-1]["rank"] if ranked and ranked[-1]["total_points"] == points else position
         ranked.append(
-            {"rank": rank, "id": player.id, "nickname": player.nickname, "total_points": points}
+            {
+                "rank": rank,
+                "id": player.id,
+                "nickname": player.nickname,
+                "total_points": points,
+                "team": team_of.get(player.id),
+            }
         )
     rounds = Round.objects.filter(room=room, game=room.game, status=Round.Status.ENDED).count()
     team_totals = teams.game_totals(room)

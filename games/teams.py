@@ -86,6 +86,18 @@ def game_totals(room: Room, game: int | None = None, through: int | None = None)
     return game_team_totals((round_, points.get(round_.number, {})) for round_ in rounds)
 
 
+def last_teams(room: Room) -> dict[int, int]:
+    """Each player's team in the latest teams round of the room's current game they played
+    in (ended rounds; player id -> team); empty without teams rounds."""
+    played = Round.objects.filter(
+        room=room, game=room.game, status=Round.Status.ENDED, mode=modes.TEAMS
+    ).order_by("number")
+    latest: dict[int, int] = {}
+    for round_ in played.only("number", "mode", "teams"):
+        latest.update(round_teams(round_))
+    return latest
+
+
 # ------------------------------------------------------------------ the room's teams
 
 

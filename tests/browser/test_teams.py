@@ -18,6 +18,8 @@ teams-results-phone.png, teams-table.png (and a few more teams-*).
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
@@ -242,6 +244,14 @@ def test_a_teams_game_on_a_laptop_two_phones_and_the_table_screen(site, browser:
                 expect(chip(page, nickname, "belt")).to_contain_text("+1")
             expect(player_words(page, "Bob").locator(".team-badge")).to_contain_text("Team 2")
         expect(cid.locator("#results-summary")).to_contain_text("Team 1 scored 3 pts this round.")
+        # Shared as text, the teams' ranking comes before the players'.
+        cid.evaluate(
+            "() => { navigator.share = async (data) => { document.body.dataset.shared = data.text; }; }"
+        )
+        cid.get_by_role("button", name="Share the results").click()
+        expect(cid.locator("body")).to_have_attribute("data-shared", re.compile("Team 1"))
+        shared = cid.evaluate("document.body.dataset.shared").splitlines()
+        assert shared[1:3] == ["1. Team 1: 3 pts (total 3)", "2. Team 2: 2 pts (total 2)"], shared
         # Between rounds the players list shows the totals.
         expect(team_group(ann, 1).locator(".team-total")).to_have_text("total 3 pts")
         expect(team_group(ann, 2).locator(".team-total")).to_have_text("total 2 pts")

@@ -136,6 +136,8 @@ async def test_team_totals_follow_each_rounds_teams():
         ("teams", [2], None),  # round 1: Bob's point for team 2
     ]
     standing = (await ask(ann.comm, "end_game"))["standing"]
+    teams_in_the_end = {p["nickname"]: p["team"] for p in standing["players"]}
+    assert teams_in_the_end == {"Ann": 1, "Bob": 1, "Carl": 2}  # as in round 2
     assert standing["teams"] == [
         {"rank": 1, "team": 1, "total_points": 2},
         {"rank": 2, "team": 2, "total_points": 1},

@@ -138,7 +138,11 @@ export class SettingsView {
         select("min_length", gettext("Shortest word"), []),
       ),
       select("dictionary", gettext("Dictionary"), Object.entries(dictionaries).map(([name, title]) => new Option(title, name))),
-      check("cancel_duplicates", gettext("Duplicates cancel"), gettext("A word found by two or more players scores for nobody.")),
+      check(
+        "cancel_duplicates",
+        gettext("Duplicates cancel"),
+        gettext("A word found by two or more players scores for nobody; in teams, only a word two teams found."),
+      ),
       check("instant_verdicts", gettext("Instant verdicts"), gettext("Tell players at once whether each word counts.")),
       check("ready_check", gettext("Ready check before each round"), gettext("Every phone asks “Ready?”; the round starts when everyone is ready, or when you start it.")),
     );

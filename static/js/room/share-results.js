@@ -5,6 +5,7 @@ import { h } from "../lib/dom.js";
 import { gettext, ngettext } from "../lib/i18n.js";
 import { copyText } from "./share.js";
 import { teamResultText } from "./team.js";
+import { teamName } from "./teams.js";
 
 /** The results in a few lines of plain text, for a chat message. */
 export function resultsSummary(results) {
@@ -27,6 +28,18 @@ export function resultsSummary(results) {
     // A co-op round: the team's result first of all.
     const team = teamResultText(results.team);
     lines.splice(1, 0, `${team.title} ${team.text} ${team.points}`);
+  }
+  if (results.teams) {
+    // A teams round: the teams' ranking before the players'.
+    const teams = results.teams.map((row) =>
+      gettext("%(rank)s. %(team)s: %(points)s pts (total %(total)s)", {
+        rank: row.rank,
+        team: teamName(row.team),
+        points: row.round_points,
+        total: row.total_points,
+      }),
+    );
+    lines.splice(1, 0, ...teams);
   }
   lines.push(
     gettext("The board had %(words)s words worth %(points)s pts.", {

@@ -178,8 +178,7 @@ export class StandingView {
     if (teams) headline = teamsHeadline(teams);
     const rows = standing.players.map((entry) => {
       const isWinner = winners.has(entry.id);
-      const known = standing.teams ? store.player(entry.id) : null;
-      const teamOfPlayer = known && known.team ? known.team : null;
+      const teamOfPlayer = standing.teams && entry.team ? entry.team : null;
       const isYou = entry.id === store.you;
       return h(
         "tr",
