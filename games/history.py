@@ -15,7 +15,7 @@ from typing import Any
 
 from django.db.models import Sum
 
-from games import coop, modes, teams
+from games import coop, modes, team_figures, teams
 from games.awards import game_awards
 from games.models import Player, Room, Round, Submission
 from games.presenters import timestamp_ms
@@ -90,32 +90,17 @@ def round_list(room: Room) -> list[dict[str, Any]]:
 
 
 def _team_found(coop_rounds: list[Round]) -> dict[int, dict[str, Any]]:
-    """Co-op rounds' team figures (games.coop): found, total, goal, reached. Two queries
-    when there are co-op rounds, none otherwise."""
-    if not coop_rounds:
-        return {}
+    """Co-op rounds' team figures (games.coop): found, total, goal, reached."""
     goals = {round_.id: round_.coop_goal or coop.DEFAULT_GOAL for round_ in coop_rounds}
-    ids = list(goals)
-    found: dict[int, set[str]] = defaultdict(set)
-    for round_id, word in (
-        Submission.objects.filter(round_id__in=ids, verdict=Verdict.ACCEPTED)
-        .order_by()
-        .values_list("round_id", "word")
-        .distinct()
-    ):
-        found[round_id].add(word)
-    figures = {}
-    for round_id, solution in Round.objects.filter(pk__in=ids).values_list("id", "solution"):
-        board_words = frozenset(entry[0] for entry in solution)
-        count = coop.found_count(board_words, found[round_id])
-        goal = goals[round_id]
-        figures[round_id] = {
-            "found": count,
-            "total": len(board_words),
-            "goal": goal,
-            "reached": coop.reached(count, len(board_words), goal),
+    return {
+        round_id: {
+            "found": found,
+            "total": total,
+            "goal": goals[round_id],
+            "reached": coop.reached(found, total, goals[round_id]),
         }
-    return figures
+        for round_id, (found, total) in team_figures.figures(list(goals)).items()
+    }
 
 
 def _winning_teams(round_: Round, scores: dict[int, int]) -> list[int] | None:

@@ -17,7 +17,7 @@ from django.db import connection, transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 
-from games import coop, events, modes
+from games import coop, events, modes, team_figures
 from games import live as live_rounds
 from games.models import Room, Round, Submission
 from solver.judge import Verdict
@@ -116,32 +116,14 @@ def publish_changed() -> int:
 
 
 def _team_figures(round_ids: list[int]) -> dict[int, tuple[int, int]]:
-    """Co-op rounds' (words of the board the team found, words of the board): one read of
-    the rounds' distinct accepted words; the board's words from this process's copy of the
-    round (games.live), read from the round when it has none."""
-    if not round_ids:
-        return {}
-    found_words: dict[int, set[str]] = {round_id: set() for round_id in round_ids}
-    for round_id, word in (
-        Submission.objects.filter(round_id__in=round_ids, verdict=Verdict.ACCEPTED)
-        .order_by()  # no ordering columns in the DISTINCT
-        .values_list("round_id", "word")
-        .distinct()
-    ):
-        found_words[round_id].add(word)
-    figures = {}
+    """Co-op rounds' (the board's words found, the board's words), the board's words from
+    this process's copy of each round (games.live) where it has one."""
+    held = {}
     for round_id in round_ids:
-        held = live_rounds.for_round(round_id)
-        if held is not None and held.co_op:
-            solution_words = held.solution_words
-        else:
-            solution = Round.objects.filter(pk=round_id).values_list("solution", flat=True).first()
-            solution_words = frozenset(entry[0] for entry in solution or [])
-        figures[round_id] = (
-            coop.found_count(solution_words, found_words[round_id]),
-            len(solution_words),
-        )
-    return figures
+        live = live_rounds.for_round(round_id)
+        if live is not None and live.co_op:
+            held[round_id] = live.solution_words
+    return team_figures.figures(round_ids, held)
 
 
 def _claim_counts_frame(room_id: int) -> int | None:
