@@ -289,3 +289,16 @@ def screenshot(page: Page, name: str, full_page: bool = False) -> None:
         target = REPO_ROOT / target
     target.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(target / f"{name}.png"), full_page=full_page, animations="disabled")
+
+
+def type_board(host: Page, typed: str) -> None:
+    """The host types the next round's 4x4 board, one letter a die (the photo card's "Type a
+    board": set_board), and sees it as the next board, row by row."""
+    host.get_by_role("button", name="Type a board").click()
+    inputs = host.locator("#photo-grid .die-input")
+    expect(inputs).to_have_count(16)
+    expect(inputs.first).to_be_focused()
+    host.keyboard.type(typed)
+    host.get_by_role("button", name="Use this board").click()
+    rows = " ".join(typed[start : start + 4].upper() for start in range(0, 16, 4))
+    expect(host.locator("#photo-next")).to_contain_text(rows)

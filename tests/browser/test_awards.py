@@ -29,6 +29,7 @@ from tests.browser.helpers import (
     phone_context,
     screenshot,
     small_targets,
+    type_board,
     type_word,
     wait_until_playing,
     watch_errors,
@@ -48,17 +49,6 @@ ROUND_WAIT_MS = 30_000
 
 def shot(page: Page, name: str, full_page: bool = False) -> None:
     screenshot(page, f"awards-{name}", full_page=full_page)
-
-
-def type_board(host: Page) -> None:
-    """The host types the board of the next round (the photo card, between rounds)."""
-    host.get_by_role("button", name="Type a board").click()
-    inputs = host.locator("#photo-grid .die-input")
-    expect(inputs).to_have_count(16)
-    expect(inputs.first).to_be_focused()
-    host.keyboard.type(TYPED)
-    host.get_by_role("button", name="Use this board").click()
-    expect(host.locator("#photo-next")).to_contain_text("CATS QIEX DOGZ WENT")
 
 
 def play_round(site, code: str, number: int, moves: list[tuple[Page, str]]) -> None:
@@ -141,10 +131,10 @@ def test_awards_on_phones_the_table_screen_and_in_the_history(site, browser: Bro
         expect(table.locator("#table-lobby")).to_be_visible()
 
         # Two rounds on the same typed board.
-        type_board(ann)
+        type_board(ann, TYPED)
         ann.locator("#start-round").click()
         play_round(site, code, 1, [(ann, "dog"), (bob, "zex")])
-        type_board(ann)
+        type_board(ann, TYPED)
         ann.locator("#next-round").click()
         play_round(site, code, 2, [(ann, "quiet"), (bob, "went")])
 

@@ -33,6 +33,7 @@ from tests.browser.helpers import (
     phone_context,
     screenshot,
     small_targets,
+    type_board,
     type_word,
     wait_until_playing,
     watch_errors,
@@ -78,17 +79,6 @@ def switch_to_coop(host: Page, player: Page) -> None:
     shot(player, "settings-phone")
 
 
-def type_board(host: Page) -> None:
-    """The host types the board of the next round (the photo card, between rounds)."""
-    host.get_by_role("button", name="Type a board").click()
-    inputs = host.locator("#photo-grid .die-input")
-    expect(inputs).to_have_count(16)
-    expect(inputs.first).to_be_focused()
-    host.keyboard.type(TYPED)
-    host.get_by_role("button", name="Use this board").click()
-    expect(host.locator("#photo-next")).to_contain_text("BEVG RTLS LKFM KMLL")
-
-
 def team_word(page: Page, word: str):
     return page.locator(f'#team-words li.team-word[data-word="{word}"]')
 
@@ -108,7 +98,7 @@ def test_a_coop_round_on_a_laptop_a_phone_and_the_table_screen(site, browser: Br
         expect(table.locator("#table-lobby")).to_be_visible()
 
         switch_to_coop(ann, bob)
-        type_board(ann)
+        type_board(ann, TYPED)
         ann.locator("#start-round").click()
         for page in (ann, bob):
             wait_until_playing(page, timeout=ROUND_WAIT_MS)

@@ -26,6 +26,7 @@ from tests.browser.helpers import (
     overflowing,
     phone_context,
     screenshot,
+    type_board,
     type_word,
     wait_until_playing,
     watch_errors,
@@ -91,17 +92,6 @@ def turns(table: Page) -> list[str | None]:
     )
 
 
-def type_board(host: Page) -> None:
-    """The host types the next round's board (the photo card's "Type a board": set_board)."""
-    host.get_by_role("button", name="Type a board").click()
-    inputs = host.locator("#photo-grid .die-input")
-    expect(inputs).to_have_count(16)
-    expect(inputs.first).to_be_focused()
-    host.keyboard.type(TYPED)
-    host.get_by_role("button", name="Use this board").click()
-    expect(host.locator("#photo-next")).to_contain_text("GENE ETAR SNOW BIKE")
-
-
 def test_lying_flat_and_the_moments_of_a_round(site, browser: Browser) -> None:
     ann_context = browser.new_context(viewport=DESKTOP)
     bob_context = phone_context(browser)
@@ -133,7 +123,7 @@ def test_lying_flat_and_the_moments_of_a_round(site, browser: Browser) -> None:
         assert overflowing(table) == []
         screenshot(table, "table-moments-lobby")
 
-        type_board(ann)
+        type_board(ann, TYPED)
         ann.locator("#start-round").click()
         for page in (ann, bob):
             wait_until_playing(page, timeout=WAIT_MS)

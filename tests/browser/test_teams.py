@@ -35,6 +35,7 @@ from tests.browser.helpers import (
     player_words,
     screenshot,
     small_targets,
+    type_board,
     type_word,
     wait_until_playing,
     watch_errors,
@@ -63,17 +64,6 @@ def expect_teams(pages: list[Page], one: list[str], two: list[str]) -> None:
     for page in pages:
         expect(team_group(page, 1).locator("li.player .nickname")).to_have_text(one)
         expect(team_group(page, 2).locator("li.player .nickname")).to_have_text(two)
-
-
-def type_board(host: Page) -> None:
-    """The host types the board of the next round (the photo card, between rounds)."""
-    host.get_by_role("button", name="Type a board").click()
-    inputs = host.locator("#photo-grid .die-input")
-    expect(inputs).to_have_count(16)
-    expect(inputs.first).to_be_focused()
-    host.keyboard.type(TYPED)
-    host.get_by_role("button", name="Use this board").click()
-    expect(host.locator("#photo-next")).to_contain_text("BEVG RTLS LKFM KMLL")
 
 
 def chip(page: Page, nickname: str, word: str):
@@ -169,7 +159,7 @@ def test_a_teams_game_on_a_laptop_two_phones_and_the_table_screen(site, browser:
         cid.emulate_media(color_scheme="light")
 
         # A round on a known board.
-        type_board(ann)
+        type_board(ann, TYPED)
         ann.locator("#start-round").click()
         for page in players:
             wait_until_playing(page, timeout=ROUND_WAIT_MS)
