@@ -22,6 +22,7 @@ from photos.reading import preload_reader  # noqa: E402
 from web.body_limit import BodyLimitMiddleware, guard_daphne  # noqa: E402
 from web.connection_guard import guard_connections  # noqa: E402
 from web.gc_tuning import freeze_long_lived, tune_for_latency  # noqa: E402
+from web.prompt_writes import install as send_writes_at_once  # noqa: E402
 from web.send_cap import guard_send_buffers  # noqa: E402
 from web.websocket_origin import browser_origin_validator  # noqa: E402
 
@@ -29,6 +30,8 @@ guard_daphne()
 guard_connections()
 # A client that does not read is closed before its replies pile up in this process.
 guard_send_buffers()
+# A frame goes to the kernel when it is sent, not on the event loop's next turn.
+send_writes_at_once()
 
 router = ProtocolTypeRouter(
     {

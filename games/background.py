@@ -3,9 +3,10 @@
 - The deadline watcher (``games.deadlines``) ends rounds on time.
 - The flusher: every ``live.REFUSED_FLUSH_SECONDS`` it writes the refused entries waiting
   in memory (``games.live``; often enough that they are stored before a round's grace after
-  its deadline ends, whichever process ends it), and every ``live_counts.PUBLISH_SECONDS``
-  it sends the live counts of rooms whose counts changed (``games.live_counts``), follows
-  presence in rounds waiting for their players (``games.ready``), lets go
+  its deadline ends, whichever process ends it) and sends the live counts of a share of
+  the rooms whose counts changed (``games.live_counts``: each room about once every
+  ``live_counts.PUBLISH_SECONDS``, the rooms spread over that period); once a period it
+  also follows presence in rounds waiting for their players (``games.ready``), lets go
   of rounds idle for long and, on SQLite, checkpoints the write-ahead log (off the
   players' writes: ``web.sqlite``).
 - The presence beat (``games.presence``): every ``presence.BEAT_SECONDS`` it renews the
@@ -54,30 +55,33 @@ async def stop() -> None:
             await task
 
 
-def flush_once(publish: bool = True) -> None:
-    """One pass of the flusher (worker thread); ``publish`` also sends changed counts and
-    does the once-a-second chores. Refused entries that could not be written stay queued
-    for the next pass (``live.flush_refused``); the chores are done all the same."""
+def flush_once(chores: bool = True) -> None:
+    """One pass of the flusher (worker thread): the refused entries, this pass's share of
+    the changed counts and, with ``chores``, the once-a-second chores. Refused entries that
+    could not be written stay queued for the next pass (``live.flush_refused``); the rest
+    is done all the same."""
     try:
         live.flush_refused()
     finally:
-        if publish:
-            live_counts.publish_changed()
-            ready.recheck_waiting()
-            live.drop_idle()
-            checkpoint_wal()
+        try:
+            live_counts.publish_changed(spread=True)
+        finally:
+            if chores:
+                ready.recheck_waiting()
+                live.drop_idle()
+                checkpoint_wal()
 
 
 async def _flush_forever() -> None:
     loop = asyncio.get_running_loop()
-    published_at = loop.time()
+    chores_at = loop.time()
     while True:
         await asyncio.sleep(live.REFUSED_FLUSH_SECONDS)
-        publish = loop.time() - published_at >= live_counts.PUBLISH_SECONDS
-        if publish:
-            published_at = loop.time()
+        chores = loop.time() - chores_at >= live_counts.PUBLISH_SECONDS
+        if chores:
+            chores_at = loop.time()
         try:
-            await in_thread(flush_once)(publish)
+            await in_thread(flush_once)(chores)
         except asyncio.CancelledError:
             raise
         except Exception:  # a database hiccup must not stop the counts for good

@@ -149,6 +149,14 @@ def send_room_event_now(
     _deliver(room_group(code), ROOM_EVENT, message, personal, attach)
 
 
+def send_room_events_now(sends: list[tuple[str, dict[str, Any]]]) -> None:
+    """Send events made with ``next_version`` to several rooms (code, event) from sync code
+    in one hop to the event loop, once their transactions have committed: a hop is a
+    context switch and some 0.1 ms of the loop's time, and the live counts of a busy
+    process go to a hundred rooms a second."""
+    _deliver_each([(room_group(code), ROOM_EVENT, message) for code, message in sends])
+
+
 def emit_to_player(player_id: int, event_type: str, data: dict[str, Any]) -> None:
     """Send an event to every socket of one player after commit (no room version)."""
     _send_on_commit(player_group(player_id), PLAYER_EVENT, {"type": event_type, **data})
@@ -168,3 +176,18 @@ def _deliver(
     async_to_sync(get_channel_layer().group_send)(
         group, layer_message(handler, message, personal, attach)
     )
+
+
+def _deliver_each(deliveries: list[tuple[str, str, dict[str, Any]]]) -> None:
+    """``_deliver`` for several messages (group, handler, message), in one hop."""
+    if deliveries:
+        layered = [
+            (group, layer_message(handler, message)) for group, handler, message in deliveries
+        ]
+        async_to_sync(_group_send_each)(layered)
+
+
+async def _group_send_each(layered: list[tuple[str, dict[str, Any]]]) -> None:
+    layer = get_channel_layer()
+    for group, message in layered:
+        await layer.group_send(group, message)

@@ -6,11 +6,19 @@ of them in one query, unless another process sent that room counts within the pe
 room's players are spread over the web processes): the room gets at most one frame a
 period. The latest state wins, so a crowd typing fast costs the room one frame a second,
 not one per word per socket.
+
+The flusher (``games.background``) publishes every ``live.REFUSED_FLUSH_SECONDS``, a share
+of the process's rooms each time (``publish_changed(spread=True)``): the frames of rooms
+that started together leave spread over the period instead of in one burst. At 1,000
+players in rooms of 8 that burst, a thousand frames once a second, held the event loop
+long enough to delay every verdict that arrived during it.
 """
 
 from __future__ import annotations
 
+import math
 import threading
+import time
 from datetime import timedelta
 
 from django.db import connection, transaction
@@ -31,6 +39,8 @@ LONG_WORD_LETTERS = 8
 _changed: dict[int, int] = {}  # room id -> round id
 _long_words: dict[int, list[tuple[int, int]]] = {}  # room id -> (player id, letters)
 _team_words: dict[int, list[tuple[int, str]]] = {}  # round id -> (player id, word): co-op
+# When this process last sent each room's counts (time.monotonic), for spread publishing.
+_published_at: dict[int, float] = {}
 _lock = threading.Lock()
 
 
@@ -65,16 +75,24 @@ def counts_by_round(round_ids: list[int]) -> dict[int, dict[str, int]]:
     return counts
 
 
-def publish_changed() -> int:
+def publish_changed(spread: bool = False) -> int:
     """Send ``round.counts`` to each room whose counts changed; returns how many rooms.
-    Worker thread (database reads, one versioned event per room)."""
+    With ``spread``, only to the changed rooms this process has not sent counts within the
+    period, and to no more of them than its share of one flusher pass (``_due``). Worker
+    thread (database reads, one versioned event per room)."""
     with _lock:
-        batch = dict(_changed)
-        _changed.clear()
-        long_words = dict(_long_words)
-        _long_words.clear()
-        team_words = dict(_team_words)
-        _team_words.clear()
+        rooms = _due(time.monotonic()) if spread else list(_changed)
+        batch = {room_id: _changed.pop(room_id) for room_id in rooms}
+        long_words = {
+            room_id: _long_words.pop(room_id) for room_id in rooms if room_id in _long_words
+        }
+        team_words = {
+            round_id: _team_words.pop(round_id)
+            for round_id in batch.values()
+            if round_id in _team_words
+        }
+        for round_id in _team_words.keys() - set(_changed.values()):
+            del _team_words[round_id]  # a round no longer waiting (its room moved on)
     if not batch:
         return 0
     running = list(
@@ -84,35 +102,60 @@ def publish_changed() -> int:
     )
     counts = counts_by_round([round_id for round_id, *_ in running])
     teams = _team_figures([round_id for round_id, _, _, mode, _ in running if mode == modes.COOP])
-    sent = 0
-    for round_id, room_id, code, _mode, goal in running:
-        with transaction.atomic():
-            version = _claim_counts_frame(room_id)
-            if version is None:  # another process sent this room counts just now: next time
-                changed(room_id, round_id)
-                for long_word in long_words.get(room_id, []):
-                    changed(room_id, round_id, long_word)
-                for team_word in team_words.get(round_id, []):
-                    changed(room_id, round_id, team_word=team_word)
-                continue
-            room = Room(pk=room_id, code=code, version=version)
-            frame: dict = {"type": "round.counts", "version": version, "counts": counts[round_id]}
-            if long_words.get(room_id):
-                frame["long_words"] = [
-                    {"player_id": player_id, "letters": letters}
-                    for player_id, letters in long_words[room_id]
-                ]
-            if round_id in teams:
-                found, total = teams[round_id]
-                frame["team"] = {
-                    "goal": goal,
-                    "total": total,
-                    "found": found,
-                    "new_words": coop.first_finders(team_words.get(round_id, [])),
+    frames: list[tuple[str, dict]] = []  # sent together once each room's version is committed
+    try:
+        for round_id, room_id, code, _mode, goal in running:
+            with transaction.atomic():
+                version = _claim_counts_frame(room_id)
+                if version is None:  # another process sent this room counts just now: next time
+                    changed(room_id, round_id)
+                    for long_word in long_words.get(room_id, []):
+                        changed(room_id, round_id, long_word)
+                    for team_word in team_words.get(round_id, []):
+                        changed(room_id, round_id, team_word=team_word)
+                    continue
+                frame: dict = {
+                    "type": "round.counts",
+                    "version": version,
+                    "counts": counts[round_id],
                 }
-            events.send_room_event_on_commit(room, frame)
-            sent += 1
-    return sent
+                if long_words.get(room_id):
+                    frame["long_words"] = [
+                        {"player_id": player_id, "letters": letters}
+                        for player_id, letters in long_words[room_id]
+                    ]
+                if round_id in teams:
+                    found, total = teams[round_id]
+                    frame["team"] = {
+                        "goal": goal,
+                        "total": total,
+                        "found": found,
+                        "new_words": coop.first_finders(team_words.get(round_id, [])),
+                    }
+            frames.append((code, frame))  # its version committed
+    finally:  # versions committed are sent, even when a later room failed
+        events.send_room_events_now(frames)
+    return len(frames)
+
+
+def _due(now: float) -> list[int]:
+    """The changed rooms to publish in this flusher pass, oldest change first: those not
+    sent counts by this process within the period, at most the pass's share of the rooms
+    it publishes (so each gets its frame about once a period, spread over it). Marks them
+    published now. Under ``_lock``."""
+    period = PUBLISH_SECONDS * 0.9  # as the database's claim (_claim_counts_frame)
+    for room_id, at in list(_published_at.items()):
+        if now - at > 2 * PUBLISH_SECONDS:  # not published for long: no longer counted
+            del _published_at[room_id]
+    waiting = [
+        room_id for room_id in _changed if now - _published_at.get(room_id, -period) >= period
+    ]
+    rooms = len(_published_at.keys() | set(waiting))
+    share = math.ceil(rooms * live_rounds.REFUSED_FLUSH_SECONDS / PUBLISH_SECONDS)
+    due = waiting[:share]
+    for room_id in due:
+        _published_at[room_id] = now
+    return due
 
 
 def _team_figures(round_ids: list[int]) -> dict[int, tuple[int, int]]:
@@ -154,3 +197,4 @@ def clear() -> None:
         _changed.clear()
         _long_words.clear()
         _team_words.clear()
+        _published_at.clear()

@@ -16,8 +16,8 @@ import contextlib
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import IntegrityError, connection, transaction
-from django.utils import timezone
+from django.db import connection, transaction
+from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from games import live as live_rounds
@@ -37,7 +37,7 @@ from solver.judge import (
 )
 from solver.wordlist import WordList
 from web import text
-from web.errors import InvalidInput
+from web.errors import ClientError, InvalidInput
 
 # Longest client_id kept for deduplicating resends.
 MAX_CLIENT_ID_LENGTH = 64
@@ -145,23 +145,96 @@ def judge(
     return SubmitResult(judgement.word, judgement.verdict, client_id, instant)
 
 
-def store(live: LiveRound, player_id: int, judgement: Judgement, client_id: str) -> SubmitResult:
-    """Write a judged entry in one statement, if the round is still running. Worker thread."""
+@dataclass(frozen=True)
+class Entry:
+    """A judged entry waiting to be written, with the player's interface language (for
+    the error it may get)."""
+
+    live: LiveRound
+    player_id: int
+    judgement: Judgement
+    client_id: str
+    language: str | None
+
+
+def store(entries: list[Entry]) -> list[SubmitResult | Exception]:
+    """Write judged entries, one INSERT each if its round is still running, in one
+    transaction; one outcome per entry (its answer, or the ClientError for it alone).
+    Memory learns what the database holds only once it is committed: an entry remembered
+    before a commit that then failed would be answered from memory but never stored.
+    Worker thread."""
+    outcomes: list[SubmitResult | Exception] = []
+    learned: list[tuple[Entry, SubmitResult]] = []
+    with _transaction(len(entries)):
+        for entry in entries:
+            with writers.in_language(entry.language):
+                try:
+                    result, stored = _store_one(entry)
+                except ClientError as error:
+                    outcomes.append(error)
+                    continue
+            outcomes.append(result)
+            if stored:
+                learned.append((entry, result))
+    for entry, result in learned:
+        _remember(entry, result)
+    return outcomes
+
+
+def _store_one(entry: Entry) -> tuple[SubmitResult, bool]:
+    """The entry's answer, and whether the database holds something memory must learn
+    (the entry written now, or the same word stored before: ``already_entered``)."""
+    live, player_id, judgement, client_id = (
+        entry.live,
+        entry.player_id,
+        entry.judgement,
+        entry.client_id,
+    )
     instant = live.instant_verdicts
-    try:
-        with _one_statement():
-            written = _insert_if_running(live.id, player_id, judgement, client_id)
-    except IntegrityError:
-        return _conflict(live, player_id, judgement, client_id)
-    if not written:  # the round ended under us (the host, another process), or the player left
-        if not Player.objects.filter(pk=player_id, left_at__isnull=True, kicked=False).exists():
-            raise NotAPlayer(_("you left this room; join it again to play"))
-        live_rounds.mark_stale(live.room_id)
-        return round_over(judgement.word, client_id)
-    live_rounds.record_written(live, player_id, client_id, judgement.word, judgement.verdict)
-    team_word = (player_id, judgement.word) if live.co_op and judgement.accepted else None
-    live_counts.changed(live.room_id, live.id, _long_word(live, player_id, judgement), team_word)
-    return SubmitResult(judgement.word, judgement.verdict, client_id, instant)
+    if _insert_if_running(live.id, player_id, judgement, client_id):
+        return SubmitResult(judgement.word, judgement.verdict, client_id, instant), True
+    # Nothing written: the database has this entry already (a resend, or the word from
+    # another tab or process: a unique constraint), or the round ended under us (the
+    # host, another process), or the player left.
+    if client_id:
+        stored = (
+            Submission.objects.filter(round_id=live.id, player_id=player_id, client_id=client_id)
+            .values_list("word", "verdict")
+            .first()
+        )
+        if stored is not None:  # answered before, by another process or in this batch
+            check_same_entry(client_id, stored[0], judgement.word)
+            return SubmitResult(stored[0], stored[1], client_id, instant, True), False
+    if judgement.accepted and _has_word(live.id, player_id, judgement.word):
+        return SubmitResult(judgement.word, Verdict.ALREADY_ENTERED, client_id, instant), True
+    if not Player.objects.filter(pk=player_id, left_at__isnull=True, kicked=False).exists():
+        raise NotAPlayer(_("you left this room; join it again to play"))
+    live_rounds.mark_stale(live.room_id)
+    return round_over(judgement.word, client_id), False
+
+
+def _has_word(round_id: int, player_id: int, word: str) -> bool:
+    return Submission.objects.filter(
+        round_id=round_id, player_id=player_id, word=word, verdict=Verdict.ACCEPTED
+    ).exists()
+
+
+def _remember(entry: Entry, result: SubmitResult) -> None:
+    """Tell memory (games.live) and the live counts what the database now holds."""
+    live, player_id, word = entry.live, entry.player_id, entry.judgement.word
+    if result.verdict == Verdict.ALREADY_ENTERED:  # stored by another tab or process
+        live_rounds.record_written(live, player_id, "", word, Verdict.ACCEPTED)
+        live_rounds.record(live, player_id, entry.client_id, word, Verdict.ALREADY_ENTERED)
+        return
+    live_rounds.record_written(live, player_id, entry.client_id, word, result.verdict)
+    team_word = (player_id, word) if live.co_op and result.accepted else None
+    live_counts.changed(
+        live.room_id, live.id, _long_word(live, player_id, entry.judgement), team_word
+    )
+
+
+# Every process writes its sockets' judged entries in batches (games.writers.GroupCommit).
+_writes = writers.GroupCommit(store)
 
 
 def _long_word(live: LiveRound, player_id: int, judgement: Judgement) -> tuple[int, int] | None:
@@ -173,11 +246,12 @@ def _long_word(live: LiveRound, player_id: int, judgement: Judgement) -> tuple[i
     return None
 
 
-def _one_statement() -> contextlib.AbstractContextManager[object]:
-    """The transaction around the INSERT: on PostgreSQL none of its own (a single statement in
-    autocommit is one round trip, not three), on SQLite ``BEGIN IMMEDIATE`` (the process's
-    writers queue; see web.sqlite), and a savepoint inside an outer transaction."""
-    if connection.vendor == "postgresql" and not connection.in_atomic_block:
+def _transaction(entries: int) -> contextlib.AbstractContextManager[object]:
+    """The transaction around the INSERTs: on SQLite ``BEGIN IMMEDIATE`` (the process's
+    writers queue; see web.sqlite), on PostgreSQL none of its own for a single entry (one
+    statement in autocommit is one round trip, not three), and a savepoint inside an outer
+    transaction."""
+    if entries == 1 and connection.vendor == "postgresql" and not connection.in_atomic_block:
         return contextlib.nullcontext()
     return transaction.atomic()
 
@@ -186,7 +260,9 @@ def _insert_if_running(round_id: int, player_id: int, judgement: Judgement, clie
     """INSERT the entry unless the round has ended or the player is no longer in the room;
     True when written. On PostgreSQL the round row is share-locked, so ending the round
     waits for this insert (and scores it), or this insert waits for the end and writes
-    nothing: never accepted and unscored."""
+    nothing: never accepted and unscored. An entry the database holds already (a unique
+    constraint) is not written either, without an error: on PostgreSQL an error would
+    abort the transaction, and the other entries of the batch with it."""
     lock = " FOR SHARE" if connection.vendor == "postgresql" else ""
     submission, round_ = Submission._meta.db_table, Round._meta.db_table
     player = Player._meta.db_table
@@ -195,7 +271,8 @@ def _insert_if_running(round_id: int, player_id: int, judgement: Judgement, clie
         "(round_id, player_id, word, verdict, client_id, created_at, points, cancelled) "
         "SELECT %s, %s, %s, %s, %s, %s, NULL, %s "
         f"WHERE EXISTS (SELECT 1 FROM {round_} WHERE id = %s AND status = %s{lock}) "
-        f"AND EXISTS (SELECT 1 FROM {player} WHERE id = %s AND left_at IS NULL AND NOT kicked)"
+        f"AND EXISTS (SELECT 1 FROM {player} WHERE id = %s AND left_at IS NULL AND NOT kicked) "
+        "ON CONFLICT DO NOTHING"
     )
     now = connection.ops.adapt_datetimefield_value(timezone.now())
     params: list[int | str | None] = [
@@ -209,27 +286,6 @@ def _insert_if_running(round_id: int, player_id: int, judgement: Judgement, clie
     with connection.cursor() as cursor:
         cursor.execute(sql, [*params, False, round_id, Round.Status.RUNNING, player_id])
         return cursor.rowcount == 1
-
-
-def _conflict(
-    live: LiveRound, player_id: int, judgement: Judgement, client_id: str
-) -> SubmitResult:
-    """A unique constraint said no: this client_id was answered (by another process), or
-    the player has this word already (a second tab)."""
-    instant = live.instant_verdicts
-    if client_id:
-        stored = (
-            Submission.objects.filter(round_id=live.id, player_id=player_id, client_id=client_id)
-            .values_list("word", "verdict")
-            .first()
-        )
-        if stored is not None:
-            check_same_entry(client_id, stored[0], judgement.word)
-            return SubmitResult(stored[0], stored[1], client_id, instant, True)
-    live_rounds.record_written(live, player_id, "", judgement.word, Verdict.ACCEPTED)
-    verdict = Verdict.ALREADY_ENTERED
-    live_rounds.record(live, player_id, client_id, judgement.word, verdict)
-    return SubmitResult(judgement.word, verdict, client_id, instant)
 
 
 def round_over(entry: str, client_id: str) -> SubmitResult:
@@ -280,8 +336,8 @@ async def submit(
     lane: str | None = None,
 ) -> SubmitResult:
     """The whole path from a socket: no thread hop unless the round must be loaded or the
-    word written (on the word-path threads, ``games.writers``, in the ``lane`` of the
-    player's address)."""
+    word written (with the other words waiting then, on the word-path threads,
+    ``games.writers``, in the ``lane`` of the player's address)."""
     entry, client_id = check_entry(entry, client_id)
     live = live_rounds.cached(room_id)
     if live is None:
@@ -295,6 +351,7 @@ async def submit(
         return outcome
     live.writing += 1
     try:
-        return await writers.run_in_lane(lane, store, live, player_id, outcome, client_id)
+        entry = Entry(live, player_id, outcome, client_id, translation.get_language())
+        return await _writes.write(lane, entry)
     finally:
         live.writing -= 1

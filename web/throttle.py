@@ -20,6 +20,7 @@ every limit off.
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import math
 import threading
@@ -146,6 +147,7 @@ def scope_address(scope: dict) -> str:
     return proxies.client_address(str(client[0] or ""), forwarded.decode("latin-1"))
 
 
+@functools.lru_cache(maxsize=4096)  # every socket message asks: parse each address once
 def bucket_key(address: str) -> str | None:
     """The key of the address's bucket; None for loopback and for no address at all (a
     Unix socket: this machine), never limited."""

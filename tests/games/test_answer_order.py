@@ -68,13 +68,13 @@ async def test_a_refused_word_and_a_pong_may_overtake_an_accepted_word(
     ann, _bob = await two_players()
     await start_round(ann)
     write_may_go = asyncio.Event()
-    original_run_in_lane = words.writers.run_in_lane
+    original_write = words._writes.write
 
     async def held_write(*args: Any, **kwargs: Any) -> Any:
         await write_may_go.wait()
-        return await original_run_in_lane(*args, **kwargs)
+        return await original_write(*args, **kwargs)
 
-    monkeypatch.setattr(words.writers, "run_in_lane", held_write)
+    monkeypatch.setattr(words._writes, "write", held_write)
     assert ann.comm is not None
     await send(ann.comm, "submit", word="quiet", client_id="a1", request_id="accepted")
     await send(ann.comm, "submit", word=NOT_A_DICTIONARY_WORD, request_id="refused")

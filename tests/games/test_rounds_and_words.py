@@ -29,6 +29,9 @@ def sent(monkeypatch) -> list[dict]:
 
     monkeypatch.setattr(events, "_send_on_commit", record)
     monkeypatch.setattr(events, "_deliver", record)  # events sent after their commit
+    monkeypatch.setattr(
+        events, "_deliver_each", lambda deliveries: messages.extend(m for _, _, m in deliveries)
+    )
     return messages
 
 
@@ -265,6 +268,38 @@ def test_a_room_gets_one_counts_frame_a_period_whichever_process_sends_it(sent):
     Room.objects.update(counts_sent_at=None)  # the period is over
     assert live_counts.publish_changed() == 1
     assert sent[-1]["counts"] == {str(bob.id): 1, str(ann.id): 1}
+
+
+def test_the_flusher_spreads_the_rooms_counts_over_the_period(sent, monkeypatch):
+    """Each flusher pass sends its share of the rooms' counts (here a third: three rooms,
+    one each pass), each room at most once a period from this process: rooms that started
+    together do not get their frames in one burst."""
+    live_counts.clear()
+    now = [1000.0]
+    monkeypatch.setattr(live_counts.time, "monotonic", lambda: now[0])
+    monkeypatch.setattr(
+        live_counts.live_rounds, "REFUSED_FLUSH_SECONDS", live_counts.PUBLISH_SECONDS / 3
+    )
+    hosts = []
+    for _ in range(3):
+        ann, bob = make_room()
+        running_round(ann)
+        submit_word(bob, "quiet")
+        hosts.append(ann)
+    sent.clear()
+
+    def flusher_pass(at: float) -> int:
+        now[0] = 1000.0 + at
+        Room.objects.update(counts_sent_at=None)  # no other process's claim in the way
+        return live_counts.publish_changed(spread=True)
+
+    assert [flusher_pass(at) for at in (0.0, 0.3, 0.6)] == [1, 1, 1]
+    assert len({frozenset(frame["counts"]) for frame in sent}) == 3  # three rooms
+    for ann in hosts:
+        submit_word(ann, "went")  # every room changes again within the period
+    assert flusher_pass(0.8) == 0  # the first room had its frame 0.8 s ago
+    assert flusher_pass(0.95) == 1  # its period is over (as the claim's: 0.9 of it)
+    assert len(sent[-1]["counts"]) == 2  # Ann's word and Bob's
 
 
 def test_with_hidden_verdicts_counts_do_not_give_verdicts_away(sent):

@@ -1,56 +1,101 @@
-"""Word-path writes take turns per client address (games.writers lanes): one address's
-backlog waits behind itself, not in front of other players' words."""
+"""Word-path writes go in batches (games.writers.GroupCommit) that take turns per client
+address: one address's backlog waits behind itself, not in front of other players' words,
+and one item's failure is that item's alone."""
 
 from __future__ import annotations
 
 import asyncio
+import threading
+
+import pytest
+from django.db import DataError
 
 from games import writers
 
 
-async def test_one_address_has_at_most_its_width_in_flight_and_others_pass_it() -> None:
-    lanes = writers.Lanes(width=2)
-    in_flight: dict[str, int] = {"mob": 0, "other": 0}
-    most: dict[str, int] = {"mob": 0, "other": 0}
-    release = asyncio.Event()
-    order: list[str] = []
+class Recorder:
+    """A batch writer that records its batches; the first batch waits for ``release``."""
 
-    async def call(key: str, name: str) -> None:
-        async with lanes.lane(key):
-            in_flight[key] += 1
-            most[key] = max(most[key], in_flight[key])
-            order.append(name)
-            if key == "mob":
-                await release.wait()
-            in_flight[key] -= 1
+    def __init__(self) -> None:
+        self.batches: list[list[str]] = []
+        self.release = threading.Event()
+        self.started = threading.Event()
 
-    mob = [asyncio.create_task(call("mob", f"mob{index}")) for index in range(10)]
+    def __call__(self, items: list[str]) -> list[str | Exception]:
+        self.started.set()
+        if not self.batches:
+            self.release.wait(10)
+        self.batches.append(list(items))
+        return [item.upper() for item in items]
+
+
+async def _wait_for(event: threading.Event) -> None:
+    await asyncio.get_running_loop().run_in_executor(None, event.wait, 10)
+
+
+async def test_items_waiting_together_go_in_one_batch_and_each_gets_its_outcome() -> None:
+    recorder = Recorder()
+    commit: writers.GroupCommit[str, str] = writers.GroupCommit(recorder)
+    first = asyncio.create_task(commit.write(None, "first"))
+    await _wait_for(recorder.started)  # the first batch is on a thread: the rest wait
+    rest = [asyncio.create_task(commit.write(None, f"w{index}")) for index in range(5)]
     await asyncio.sleep(0)
-    other = asyncio.create_task(call("other", "other"))
-    await asyncio.wait_for(other, 1)  # not queued behind the mob's eight waiting calls
-    assert order[:3] == ["mob0", "mob1", "other"]
-    assert lanes.waiting() == 10
-
-    release.set()
-    await asyncio.gather(*mob)
-    assert most == {"mob": 2, "other": 1}
-    assert order[3:] == [f"mob{index}" for index in range(2, 10)]  # in the order they came
-    assert lanes.waiting() == 0  # no key kept once its calls are done
+    assert commit.waiting() == 5
+    recorder.release.set()
+    assert await first == "FIRST"
+    assert await asyncio.gather(*rest) == [f"W{index}" for index in range(5)]
+    assert recorder.batches == [["first"], [f"w{index}" for index in range(5)]]
 
 
-async def test_no_address_goes_straight_through() -> None:
-    lanes = writers.Lanes(width=1)
-    entered = 0
-    gate = asyncio.Event()
-
-    async def call() -> None:
-        nonlocal entered
-        async with lanes.lane(None):
-            entered += 1
-            await gate.wait()
-
-    tasks = [asyncio.create_task(call()) for _ in range(5)]
+async def test_a_batch_takes_at_most_its_share_of_one_address() -> None:
+    recorder = Recorder()
+    commit: writers.GroupCommit[str, str] = writers.GroupCommit(recorder, per_lane=2)
+    blocker = asyncio.create_task(commit.write("someone", "blocker"))
+    await _wait_for(recorder.started)
+    mob = [asyncio.create_task(commit.write("mob", f"mob{index}")) for index in range(6)]
     await asyncio.sleep(0)
-    assert entered == 5
+    other = asyncio.create_task(commit.write("other", "other"))
+    recorder.release.set()
+    await asyncio.gather(blocker, other, *mob)
+    # The mob's six words in batches of two, the other address's word in the first of them.
+    assert recorder.batches[1] == ["mob0", "mob1", "other"]
+    assert recorder.batches[2:] == [["mob2", "mob3"], ["mob4", "mob5"]]
+    assert commit.waiting() == 0
+
+
+async def test_one_items_error_is_its_own() -> None:
+    def write(items: list[str]) -> list[str | Exception]:
+        return [ValueError(item) if item == "bad" else item for item in items]
+
+    commit: writers.GroupCommit[str, str] = writers.GroupCommit(write)
+    good, bad = commit.write(None, "good"), commit.write(None, "bad")
+    outcomes = await asyncio.gather(good, bad, return_exceptions=True)
+    assert outcomes[0] == "good"
+    assert isinstance(outcomes[1], ValueError)
+
+
+async def test_a_batch_the_database_refuses_is_written_item_by_item() -> None:
+    """A value the database will not store fails its own entry, not the batch's others."""
+    batches: list[list[str]] = []
+    gate, started = threading.Event(), threading.Event()
+
+    def write(items: list[str]) -> list[str | Exception]:
+        started.set()
+        if not batches:
+            gate.wait(10)
+        batches.append(list(items))
+        if "poison" in items:
+            raise DataError("invalid byte sequence")
+        return list(items)
+
+    commit: writers.GroupCommit[str, str] = writers.GroupCommit(write)
+    first = asyncio.create_task(commit.write(None, "first"))
+    await _wait_for(started)
+    rest = [asyncio.create_task(commit.write(None, item)) for item in ["a", "poison", "b"]]
+    await asyncio.sleep(0)
     gate.set()
-    await asyncio.gather(*tasks)
+    assert await first == "first"
+    assert await rest[0] == "a" and await rest[2] == "b"
+    with pytest.raises(DataError):
+        await rest[1]
+    assert batches[1:] == [["a", "poison", "b"], ["a"], ["poison"], ["b"]]

@@ -275,7 +275,11 @@ def submit_like_socket(player: Any, entry: str, client_id: str, received_at: flo
         return outcome
     round_.writing += 1
     try:
-        return words.store(round_, player.id, outcome, client_id)
+        entry_to_write = words.Entry(round_, player.id, outcome, client_id, None)
+        (answer,) = words.store([entry_to_write])
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
     finally:
         round_.writing -= 1
 

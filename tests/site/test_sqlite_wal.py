@@ -53,9 +53,9 @@ def test_the_flusher_checkpoints_once_a_second(monkeypatch) -> None:
     checkpoints: list[None] = []
     monkeypatch.setattr(background, "checkpoint_wal", lambda: checkpoints.append(None))
     monkeypatch.setattr(background.live, "flush_refused", lambda: None)
-    monkeypatch.setattr(background.live_counts, "publish_changed", lambda: None)
+    monkeypatch.setattr(background.live_counts, "publish_changed", lambda spread: 0)
     monkeypatch.setattr(background.ready, "recheck_waiting", lambda: 0)
-    background.flush_once(publish=False)
+    background.flush_once(chores=False)
     assert checkpoints == []
-    background.flush_once(publish=True)
+    background.flush_once(chores=True)
     assert checkpoints == [None]
