@@ -521,6 +521,23 @@ def daphne_of_phones(stack: ProductionStack, code: str, players: int) -> dict[in
     return holding
 
 
+def refused_entries_stored(stack: ProductionStack, code: str, word: str, players: int) -> None:
+    """Wait until the refused ``word`` of ``players`` players of the room is in the
+    database."""
+
+    def read() -> bool:
+        with psycopg.connect(stack.database_url, connect_timeout=5) as connection:
+            row = connection.execute(
+                "select count(distinct s.player_id) from games_submission s"
+                " join games_player p on p.id = s.player_id"
+                " join games_room r on r.id = p.room_id where r.code = %s and s.word = %s",
+                (code, word),
+            ).fetchone()
+        return row is not None and row[0] >= players
+
+    poll_until(read, f"every phone's {word!r} stored")
+
+
 def test_a_daphne_killed_mid_round_loses_no_word(
     production: ProductionStack, module_wifi: SimulatedWifi
 ) -> None:
@@ -558,9 +575,13 @@ def test_a_daphne_killed_mid_round_loses_no_word(
             plans[phone.name] = plan
             phone.do("play", words=plan, starts_at=round_["starts_at"], interval=SUBMIT_INTERVAL)
 
-        # Mid-round: every phone has had some verdicts and has more words to type.
+        # Mid-round: every phone has had some verdicts, its refused word among them, and
+        # has more words to type. Refused entries are written in batches a tenth of a
+        # second apart (games.live): the kill comes once they are stored, as a SIGKILL
+        # within that tenth would lose their record (never a word that scores).
         for phone in phones:
-            phone.wait_for_count("verdict", 3)
+            phone.wait_for_count("verdict", plans[phone.name].index(NOT_ON_BOARD) + 1)
+        refused_entries_stored(stack, code, NOT_ON_BOARD, len(phones))
         holding = daphne_of_phones(stack, code, len(phones))
         victim_port = max(holding, key=lambda port: len(holding[port]))
         victims = [phone for phone in phones if phone.name in holding[victim_port]]
