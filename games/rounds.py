@@ -41,7 +41,7 @@ from solver.judge import (
 from solver.scoring import word_points
 from solver.solve import FoundWord, solve
 from solver.wordlist import WordList
-from web import wire
+from web import gc_tuning, wire
 from web.errors import InvalidInput
 
 logger = logging.getLogger(__name__)
@@ -247,9 +247,17 @@ def end_rounds(round_ids: list[int], wait: bool = True) -> list[int]:
     ``wait=False`` (the web processes' watchers, beat's sweep): on PostgreSQL a round whose
     row another process holds (it is ending it, or a word is being stored) is left alone
     instead of waited for; whoever holds it ends it, or the next check does. Several web
-    processes and workers then never queue behind each other's scoring."""
+    processes and workers then never queue behind each other's scoring.
+
+    The cycle collector waits until the results are sent (``web.gc_tuning``): what the
+    ending builds is freed as soon as it is sent."""
     for round_id in round_ids:
         _settle_entries(round_id)
+    with gc_tuning.collection_paused():
+        return _end_settled(round_ids, wait)
+
+
+def _end_settled(round_ids: list[int], wait: bool) -> list[int]:
     with transaction.atomic():
         # Locking the rows is the gate: of several processes ending the same round at once,
         # exactly one finds it running (SQLite has one writer at a time: always this one).
@@ -263,12 +271,12 @@ def end_rounds(round_ids: list[int], wait: bool = True) -> list[int]:
             status=Round.Status.ENDED, ended_at=timezone.now()
         )
         ended = list(Round.objects.select_related("room").filter(pk__in=ended_ids))
-        score_rounds(ended)
+        entries = score_rounds(ended)
         _announce_end(ended)
         versions = events.next_versions([round_.room_id for round_ in ended])
     # The results are read after the commit: the write lock (SQLite's is one for the whole
     # database) is held for the scoring only, so many rooms ending at once end quickly.
-    results = state.results_of(ended)
+    results = state.results_of(ended, entries=entries)
     for round_ in ended:
         version, whole = versions[round_.room_id], results[round_.id]
         # The scores and each player's own words first: the whole results (everyone's
@@ -324,20 +332,19 @@ def score_words(round_: Round) -> None:
     score_rounds([round_])
 
 
-def score_rounds(rounds: list[Round]) -> None:
+def score_rounds(rounds: list[Round]) -> dict[int, list[presenters.ScoredEntry]]:
     """Store each accepted word's points and whether a duplicate cancelled it; refused
-    entries score 0. One UPDATE per distinct outcome (a handful), not one per word, for
-    all the rounds together: a big room's round, or many rooms', ends in milliseconds."""
+    entries score 0. One read of the entries and one UPDATE per distinct outcome (a
+    handful), not one per word, for all the rounds together: a big room's round, or many
+    rooms', ends in milliseconds. Returns each round's entries as scored, in the order
+    entered: what its results list (``state.results_of``), without reading them again."""
     by_id = {round_.id: round_ for round_ in rounds}
-    accepted = Submission.objects.filter(
-        round_id__in=list(by_id), verdict=Verdict.ACCEPTED
-    ).values_list("id", "round_id", "player_id", "word")
+    rows = state.entry_rows(list(by_id))
     words_by_round: dict[int, dict[int, list[str]]] = {round_id: {} for round_id in by_id}
-    ids: dict[tuple[int, int, str], int] = {}
-    for submission_id, round_id, player_id, word in accepted:
-        words_by_round[round_id].setdefault(player_id, []).append(word)
-        ids[(round_id, player_id, word)] = submission_id
-    by_outcome: dict[tuple[int, bool], list[int]] = {}
+    for _id, round_id, player_id, word, verdict, _points, _cancelled in rows:
+        if verdict == Verdict.ACCEPTED:
+            words_by_round[round_id].setdefault(player_id, []).append(word)
+    outcomes: dict[tuple[int, int, str], tuple[int, bool]] = {}
     for round_id, words_by_player in words_by_round.items():
         round_ = by_id[round_id]
         scored = score_round(
@@ -349,14 +356,25 @@ def score_rounds(rounds: list[Round]) -> None:
         )
         for player_id, items in scored.items():
             for item in items:
-                key = (item.points, item.cancelled)
-                by_outcome.setdefault(key, []).append(ids[(round_id, player_id, item.word)])
+                outcomes[(round_id, player_id, item.word)] = (item.points, item.cancelled)
+    entries: dict[int, list[presenters.ScoredEntry]] = {round_id: [] for round_id in by_id}
+    by_outcome: dict[tuple[int, bool], list[int]] = {}
+    for submission_id, round_id, player_id, word, verdict, _points, cancelled in rows:
+        if verdict == Verdict.ACCEPTED:  # a player's accepted word is stored once
+            points, cancelled = outcomes[(round_id, player_id, word)]
+            by_outcome.setdefault((points, cancelled), []).append(submission_id)
+        else:
+            points, cancelled = 0, bool(cancelled)
+        entries[round_id].append(
+            presenters.ScoredEntry(player_id, word, verdict, points, cancelled)
+        )
     for (points, cancelled), submission_ids in by_outcome.items():
         for start in range(0, len(submission_ids), UPDATE_BATCH):
             _set_score(submission_ids[start : start + UPDATE_BATCH], points, cancelled)
     Submission.objects.filter(round_id__in=list(by_id)).exclude(verdict=Verdict.ACCEPTED).update(
         points=0
     )
+    return entries
 
 
 def _set_score(submission_ids: list[int], points: int, cancelled: bool) -> None:

@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from django.db import connection
+
 from games import common_words, hints, live, live_counts, modes, presenters, teams, waiting_room
 from games.models import Challenge, Player, Room, Round, Submission
 from games.room_dictionaries import available_dictionaries
@@ -40,23 +42,24 @@ def results(round_: Round, totals: dict[int, int] | None = None) -> dict:
 
 
 def results_of(
-    rounds: list[Round], totals: dict[int, dict[int, int]] | None = None
+    rounds: list[Round],
+    totals: dict[int, dict[int, int]] | None = None,
+    entries: dict[int, list[presenters.ScoredEntry]] | None = None,
 ) -> dict[int, dict]:
     """``results`` of several ended rounds, keyed by round id, in a fixed number of queries
     whatever their number: the rooms of a tournament (or a load test) end together, and
-    their results are built side by side. Each round's ``room`` must be loaded."""
+    their results are built side by side. Each round's ``room`` must be loaded.
+    ``entries``: each round's entries as scored, when the caller has them (the scoring
+    that ended the rounds read them a moment ago), in the order entered."""
     if not rounds:
         return {}
     round_ids = [round_.id for round_ in rounds]
-    entries: dict[int, list[presenters.ScoredEntry]] = {round_id: [] for round_id in round_ids}
-    for round_id, player_id, word, verdict, points, cancelled in (
-        Submission.objects.filter(round_id__in=round_ids)
-        .order_by("id")
-        .values_list("round_id", "player_id", "word", "verdict", "points", "cancelled")
-    ):
-        entries[round_id].append(
-            presenters.ScoredEntry(player_id, word, verdict, points, cancelled)
-        )
+    if entries is None:
+        entries = {round_id: [] for round_id in round_ids}
+        for _, round_id, player_id, word, verdict, points, cancelled in entry_rows(round_ids):
+            entries[round_id].append(
+                presenters.ScoredEntry(player_id, word, verdict, points, bool(cancelled))
+            )
     players_by_room: dict[int, list[Player]] = {round_.room_id: [] for round_ in rounds}
     for player in Player.objects.filter(room_id__in=list(players_by_room)):
         players_by_room[player.room_id].append(player)
@@ -102,6 +105,27 @@ def results_of(
             team_totals=team_totals.get(round_.id),
         )
     return built
+
+
+# A row of ``entry_rows``: id, round id, player id, word, verdict, points, cancelled.
+EntryRow = tuple[int, int, int, str, str, int | None, bool | int]
+
+
+def entry_rows(round_ids: list[int]) -> list[EntryRow]:
+    """Every entry of these rounds in the order entered, as plain rows: one statement. The
+    ids (integers read from the database) are written into it, and the rows are not made
+    into model instances or run through the ORM's converters: the rooms that end together
+    have tens of thousands of entries, and that Python was most of the time their end held
+    the process. ``cancelled`` comes as the database gives it (0/1 on SQLite)."""
+    if not round_ids:
+        return []
+    id_list = ",".join(str(int(round_id)) for round_id in round_ids)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT id, round_id, player_id, word, verdict, points, cancelled "
+            f"FROM {Submission._meta.db_table} WHERE round_id IN ({id_list}) ORDER BY id"
+        )
+        return cursor.fetchall()
 
 
 def team_so_far(round_: Round) -> dict | None:

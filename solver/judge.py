@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections import Counter
-from collections.abc import Container, Hashable, Iterable, Mapping
+from collections.abc import Container, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import TypeVar
@@ -117,27 +117,37 @@ def judge_entry(
 
 def find_word_path(board: Board, word: str) -> tuple[int, ...] | None:
     """One path of distinct, adjacent cells whose faces spell ``word``, or None."""
-    faces = board.faces
-    neighbours = board.neighbours()
-
-    def extend(cell: int, position: int, used: int) -> tuple[int, ...] | None:
-        face = faces[cell]
-        if face == BLOCKED or not word.startswith(face, position):
-            return None
-        position += len(face)
-        if position == len(word):
-            return (cell,)
-        for nb in neighbours[cell]:
-            if not used & (1 << nb):
-                rest = extend(nb, position, used | (1 << nb))
-                if rest is not None:
-                    return (cell, *rest)
-        return None
-
+    faces, neighbours = board.faces, board.neighbours()
     for start in range(len(faces)):
-        found = extend(start, 0, 1 << start)
+        found = _path_from(faces, neighbours, word, start, 0, 1 << start)
         if found is not None:
             return found
+    return None
+
+
+def _path_from(
+    faces: Sequence[str],
+    neighbours: Sequence[Sequence[int]],
+    word: str,
+    cell: int,
+    position: int,
+    used: int,
+) -> tuple[int, ...] | None:
+    """The rest of a path spelling ``word[position:]`` from ``cell`` over cells not in
+    ``used`` (a bit per cell). A plain function, not a closure: a closure that calls itself
+    is a reference cycle, garbage only the cycle collector frees, and a web process judges
+    a thousand words a second."""
+    face = faces[cell]
+    if face == BLOCKED or not word.startswith(face, position):
+        return None
+    position += len(face)
+    if position == len(word):
+        return (cell,)
+    for nb in neighbours[cell]:
+        if not used & (1 << nb):
+            rest = _path_from(faces, neighbours, word, nb, position, used | (1 << nb))
+            if rest is not None:
+                return (cell, *rest)
     return None
 
 

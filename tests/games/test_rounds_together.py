@@ -4,6 +4,7 @@ whatever the number of rooms; the worker's task and the watcher end due rounds i
 
 from __future__ import annotations
 
+import gc
 import json
 from datetime import timedelta
 
@@ -106,6 +107,25 @@ def test_rooms_ending_together_get_what_each_would_get_alone(sent):
     assert bob_points == {"cats": 0, "zebra": 0}  # cats cancelled by Ann's, zebra refused
     ann_went = Submission.objects.get(round=played[2][0], word="went")
     assert ann_went.points == 1 and not ann_went.cancelled
+
+
+def test_the_cycle_collector_waits_while_rounds_end(sent, monkeypatch):
+    """Ending rooms builds many result dicts at once; the collector, which would walk them
+    all while they live, runs again once they are sent (web.gc_tuning)."""
+    played = [played_room({"Ann": ["cats"], "Bob": ["went"]})[0] for _ in range(2)]
+    collecting_while_built = []
+    build = state.results_of
+
+    def results_of(*args, **kwargs):
+        collecting_while_built.append(gc.isenabled())
+        return build(*args, **kwargs)
+
+    monkeypatch.setattr(state, "results_of", results_of)
+    assert gc.isenabled()
+    assert sorted(rounds.end_rounds([r.id for r in played])) == sorted(r.id for r in played)
+    assert collecting_while_built == [False]
+    assert gc.isenabled()
+    assert len(sent) == 2
 
 
 def test_ending_many_rooms_costs_the_statements_of_one(sent):
