@@ -42,7 +42,7 @@ async def test_the_watcher_ends_a_round_at_its_deadline():
     assert stored.status == Round.Status.ENDED
 
 
-async def test_ending_is_idempotent(monkeypatch: pytest.MonkeyPatch):
+async def test_ending_is_idempotent(monkeypatch: pytest.MonkeyPatch) -> None:
     """do_end_round twice, then the Celery task: the round is scored once and each player
     gets exactly one round.ended."""
     # Live counts go out on the flusher's clock, each with a version of its own: none here,
@@ -62,9 +62,9 @@ async def test_ending_is_idempotent(monkeypatch: pytest.MonkeyPatch):
         ended = [m for m in await collect(player.comm) if m["type"] == "round.ended"]
         assert len(ended) == 1
     assert (await sync_to_async(Room.objects.get)(code=ann.code)).version == version + 1
-    points = await sync_to_async(list)(
-        Submission.objects.order_by("id").values_list("word", "points", "cancelled")
-    )
+    points: list[tuple[str, int | None, bool]] = await sync_to_async(
+        lambda: list(Submission.objects.order_by("id").values_list("word", "points", "cancelled"))
+    )()
     assert points == [("cats", 0, True), ("cats", 0, True), ("went", 1, False)]
     reply = await ask(ann.comm, "end_round")
     assert reply["code"] == "wrong_round_state"
