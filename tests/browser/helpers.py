@@ -64,6 +64,15 @@ class DaphneServer(SiteServer):
             ).rowcount
         assert changed == 1, f"room {code} has no running round"
 
+    def set_next_board(self, code: str, board: str) -> None:
+        """The room's next round gets ``board`` (canonical text, as ``set_board`` stores
+        it), for a test that needs a board of a kind a roll gives only most of the time."""
+        with sqlite3.connect(self.db_path, timeout=10) as db:
+            changed = db.execute(
+                "UPDATE games_room SET next_board = ? WHERE code = ?", (board, code)
+            ).rowcount
+        assert changed == 1, f"no room {code}"
+
 
 # ---------------------------------------------------------------- a player's moves
 
