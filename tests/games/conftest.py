@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+from games import live_counts
 from web import socket_limits, throttle
 
 
@@ -28,3 +29,11 @@ def no_refill(monkeypatch: pytest.MonkeyPatch) -> None:
     frozen = throttle.clock()
     monkeypatch.setattr(throttle, "clock", lambda: frozen)
     monkeypatch.setattr(socket_limits, "FLOOD_REFILL_PER_SECOND", 0.0)
+
+
+@pytest.fixture
+def no_live_counts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No live counts: each goes out on the flusher's clock with a version of its own, so
+    how many a round sends depends on the machine's speed; a test that reads versions
+    counts only the events it caused."""
+    monkeypatch.setattr(live_counts, "publish_changed", lambda spread=False: 0)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from asgiref.sync import sync_to_async
 
-from games import live_counts, rounds, tasks
+from games import rounds, tasks
 from games.models import Room, Round, Submission
 from tests.games.ws_helpers import (
     ask,
@@ -42,12 +42,10 @@ async def test_the_watcher_ends_a_round_at_its_deadline():
     assert stored.status == Round.Status.ENDED
 
 
-async def test_ending_is_idempotent(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.usefixtures("no_live_counts")  # the room's version counts the round's end alone
+async def test_ending_is_idempotent() -> None:
     """do_end_round twice, then the Celery task: the round is scored once and each player
     gets exactly one round.ended."""
-    # Live counts go out on the flusher's clock, each with a version of its own: none here,
-    # so that the room's version counts the round's end alone.
-    monkeypatch.setattr(live_counts, "publish_changed", lambda spread=False: 0)
     ann, bob = await two_players()
     round_ = await start_round(ann, bob)
     await submit(ann.comm, "cats")

@@ -15,7 +15,6 @@ from typing import Any
 
 import pytest
 
-from games import live_counts
 from tests.games import doc_examples
 from tests.games.doc_client import DocClient, close_all
 
@@ -137,11 +136,8 @@ def state_table_fields() -> set[str]:
     return set(re.findall(r"^\| `([a-z_]+)` \|", section, re.M))
 
 
-async def test_the_documented_examples_are_real_responses(monkeypatch: pytest.MonkeyPatch) -> None:
-    # Live counts go out on the flusher's clock, each bumping the room's version, so how
-    # many a round sends depends on the machine's speed; the documented game sends none,
-    # and every version it shows is the same in each run.
-    monkeypatch.setattr(live_counts, "publish_changed", lambda spread=False: None)
+@pytest.mark.usefixtures("no_live_counts")  # every version shown is the same in each run
+async def test_the_documented_examples_are_real_responses() -> None:
     documented = doc_examples.examples()
     real, replacements = await play_the_documented_game(documented)
     if os.environ.get(doc_examples.WRITE_ENV):
