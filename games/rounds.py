@@ -31,7 +31,7 @@ from games.room_dictionaries import (
     word_list_for_version,
 )
 from solver.board import parse_board
-from solver.dice import roll
+from solver.deal import deal_round_board
 from solver.errors import SolverError
 from solver.judge import (
     Verdict,
@@ -82,16 +82,19 @@ def do_start_round(host: Player) -> Round:
     try:
         # The round keeps this version: recompiling the dictionary later never changes it.
         version = current_version(room.dictionary)
-        word_list_for_version(version)
+        word_list = word_list_for_version(version)
     except (DictionaryError, SolverError) as error:
         raise InvalidInput(
             _("the room's dictionary cannot be used: %(error)s") % {"error": error}
         ) from None
+    # A list that keeps no shorter words makes the round's shortest word longer.
+    min_length = max(room.effective_min_length(), version.rules.get("min_length", 1))
     if room.next_board:
         board_text, dice_set = room.next_board, ""
     else:
+        # Rolled again while the dice spell almost nothing, as players would reshake them.
         dice_set = room.effective_dice_set(dictionary_language(room.dictionary))
-        board_text = roll(dice_set).to_text()
+        board_text = deal_round_board(dice_set, word_list, min_length).board.to_text()
     board = parse_board(board_text)
     co_op = room.mode == modes.COOP
     # Everyone has a team, two teams at least have players (else TeamsIncomplete).
@@ -104,8 +107,7 @@ def do_start_round(host: Player) -> Round:
         rows=board.rows,
         cols=board.cols,
         dice_set=dice_set,
-        # A list that keeps no shorter words makes the round's shortest word longer.
-        min_length=max(room.effective_min_length(), version.rules.get("min_length", 1)),
+        min_length=min_length,
         dictionary=room.dictionary,
         dictionary_version=version,
         # A team's words never cancel each other, and it sees them as they are found.

@@ -23,8 +23,9 @@ from dataclasses import dataclass
 from datetime import date
 
 from solver.board import Board
+from solver.deal import deal
 from solver.dice import CLASSIC_1992, DiceSet, roll
-from solver.solve import Solution, solve
+from solver.solve import Solution
 from solver.wordlist import WordList
 
 # Changing the salt changes every date's board: do it only to start a new series.
@@ -74,13 +75,10 @@ def daily_board(
     """The board of ``day`` under ``secret``: the first of its seeded rolls that
     ``is_rich``, or after ``MAX_ROLLS`` the one with the most words (the earliest of
     equals)."""
-    best: DailyBoard | None = None
-    for roll_number in range(MAX_ROLLS):
-        board = roll(dice_set, daily_seed(day, roll_number, secret))
-        found = DailyBoard(day, board, solve(board, word_list), roll_number)
-        if found.rich_enough:
-            return found
-        if best is None or len(found.solution) > len(best.solution):
-            best = found
-    assert best is not None  # MAX_ROLLS > 0
-    return best
+    dealt = deal(
+        lambda roll_number: roll(dice_set, daily_seed(day, roll_number, secret)),
+        word_list,
+        good_enough=is_rich,
+        max_rolls=MAX_ROLLS,
+    )
+    return DailyBoard(day, dealt.board, dealt.solution, dealt.roll_number)

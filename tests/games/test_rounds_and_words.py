@@ -12,6 +12,7 @@ from django.utils import timezone
 from games import deadlines, events, housekeeping, live_counts, rooms, rounds, state, tasks, words
 from games.exceptions import NotHost, WrongRoundState
 from games.models import PRESENCE_TIMEOUT, Connection, Player, Room, Round, Submission
+from solver import deal, parse_board
 from tests.games.words_helpers import submit_word
 from tests.games.ws_helpers import BOARD
 from web.errors import InvalidInput
@@ -99,6 +100,18 @@ def test_the_typed_board_is_used_once():
     rounds.do_end_round(first.id)
     second = rounds.do_start_round(ann)
     assert second.number == 2 and second.dice_set == "classic"
+
+
+def test_dice_that_spell_almost_nothing_are_rolled_again(monkeypatch):
+    """The dice fall without a vowel, then as the docs' board: the round gets the second
+    roll, judged by the room's own word list and shortest word (5 here)."""
+    falls = iter(["bcdf ghjk lmnp rstv", "aeol iejm pdls orkf"])
+    monkeypatch.setattr(deal, "roll", lambda dice_set, seed=None: parse_board(next(falls)))
+    ann, _ = make_room(min_length=5)
+    round_ = rounds.do_start_round(ann)
+    assert round_.board == "aeol iejm pdls orkf"
+    assert round_.dice_set == "classic" and round_.min_length == 5
+    assert next(falls, None) is None, "no third roll: the second one spells enough"
 
 
 def test_no_second_round_while_one_runs():
