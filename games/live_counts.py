@@ -106,8 +106,10 @@ def publish_changed(spread: bool = False) -> int:
     try:
         for round_id, room_id, code, _mode, goal in running:
             with transaction.atomic():
-                version = _claim_counts_frame(room_id)
-                if version is None:  # another process sent this room counts just now: next time
+                version = _claim_counts_frame(room_id, round_id)
+                # Another process sent this room counts just now: next time. (Or the round
+                # has ended since it was read: the next pass drops it, as it is not running.)
+                if version is None:
                     changed(room_id, round_id)
                     for long_word in long_words.get(room_id, []):
                         changed(room_id, round_id, long_word)
@@ -169,15 +171,26 @@ def _team_figures(round_ids: list[int]) -> dict[int, tuple[int, int]]:
     return team_figures.figures(round_ids, held)
 
 
-def _claim_counts_frame(room_id: int) -> int | None:
+def _claim_counts_frame(room_id: int, round_id: int) -> int | None:
     """Take the room's next version for a counts frame unless one went out (from any
-    process) within ``PUBLISH_SECONDS``; one statement."""
+    process) within ``PUBLISH_SECONDS``, or the round is no longer running; one statement.
+
+    The round's end takes the room's version for ``round.ended`` when it commits and sends
+    it once the results are built, a moment later; a counts frame that took the next version
+    in that moment would reach the room first, and its players would see a gap and then
+    ``round.ended`` as stale. So a round that has ended gets no more counts (``round.ended``
+    carries the final ones). On PostgreSQL the round row is share-locked, as when a word is
+    stored (``games.words``): a claim that meets the end waits for it, and then claims
+    nothing."""
     now = timezone.now()
-    table = Room._meta.db_table
+    room, round_ = Room._meta.db_table, Round._meta.db_table
+    lock = " FOR SHARE" if connection.vendor == "postgresql" else ""
     with connection.cursor() as cursor:
         cursor.execute(
-            f"UPDATE {table} SET version = version + 1, last_active_at = %s, counts_sent_at = %s "
-            "WHERE id = %s AND (counts_sent_at IS NULL OR counts_sent_at <= %s) RETURNING version",
+            f"UPDATE {room} SET version = version + 1, last_active_at = %s, counts_sent_at = %s "
+            "WHERE id = %s AND (counts_sent_at IS NULL OR counts_sent_at <= %s) "
+            f"AND EXISTS (SELECT 1 FROM {round_} WHERE id = %s AND status = %s{lock}) "
+            "RETURNING version",
             [
                 connection.ops.adapt_datetimefield_value(now),
                 connection.ops.adapt_datetimefield_value(now),
@@ -185,6 +198,8 @@ def _claim_counts_frame(room_id: int) -> int | None:
                 connection.ops.adapt_datetimefield_value(
                     now - timedelta(seconds=PUBLISH_SECONDS * 0.9)
                 ),
+                round_id,
+                Round.Status.RUNNING,
             ],
         )
         row = cursor.fetchone()

@@ -283,6 +283,30 @@ def test_a_room_gets_one_counts_frame_a_period_whichever_process_sends_it(sent):
     assert sent[-1]["counts"] == {str(bob.id): 1, str(ann.id): 1}
 
 
+def test_a_round_that_ends_during_a_counts_pass_gets_no_counts_after_its_end(sent, monkeypatch):
+    """The pass reads the running rounds, then the round ends (another thread, at its
+    deadline) before the pass takes the room's next version: no counts frame takes a version
+    after round.ended's, which would reach the room before it (a gap, then round.ended
+    dropped as stale)."""
+    ann, bob = make_room()
+    round_ = running_round(ann)
+    submit_word(bob, "quiet")
+    sent.clear()
+    read_counts = live_counts.counts_by_round
+
+    def end_meanwhile(round_ids: list[int]) -> dict[int, dict[str, int]]:
+        rounds.do_end_round(round_.id)
+        return read_counts(round_ids)
+
+    monkeypatch.setattr(live_counts, "counts_by_round", end_meanwhile)
+    assert live_counts.publish_changed() == 0
+    assert kinds(sent) == ["round.ended"]
+    assert Room.objects.get(pk=ann.room_id).version == sent[0]["version"]
+    monkeypatch.setattr(live_counts, "counts_by_round", read_counts)
+    assert live_counts.publish_changed() == 0  # the ended round's change is dropped
+    assert kinds(sent) == ["round.ended"]
+
+
 def test_the_flusher_spreads_the_rooms_counts_over_the_period(sent, monkeypatch):
     """Each flusher pass sends its share of the rooms' counts (here a third: three rooms,
     one each pass), each room at most once a period from this process: rooms that started
