@@ -9,6 +9,9 @@ sight; raising the youngest generation's threshold makes the small collections r
 the burst of rooms ending together (``collection_paused``, ``games.rounds.end_rounds``),
 and the word path leaves no cycles behind (``solver.judge.find_word_path``): at 1,000
 players a self-calling closure there left 5,000 cyclic objects a second.
+
+The load client (``bench/load.py``, one process playing a thousand phones) tunes its own
+collector the same way: its pauses counted in the latencies it measured.
 """
 
 from __future__ import annotations

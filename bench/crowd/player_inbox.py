@@ -5,11 +5,12 @@ replies (an entry resent after server_error or rate_limited)."""
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from abc import abstractmethod
 from collections import Counter
 from typing import Any
+
+import orjson
 
 from bench.crowd.player_link import PlayerLink
 from bench.crowd.run import IN_TIME_MARGIN_SECONDS, SLOW_VERDICT_MS
@@ -51,7 +52,10 @@ class PlayerInbox(PlayerLink):
     def handle(self, raw: str | bytes) -> Any:
         """Take one message in; returns its type."""
         try:
-            message = json.loads(raw)
+            # orjson: this one process parses the frames of a thousand phones (a results
+            # frame is some 30 kB); json's parser stalled its event loop for hundreds of ms
+            # at the rounds' end, and the stall counted in the latencies it measured.
+            message = orjson.loads(raw)
         except ValueError:
             self.m.odd["unparseable message"] += 1
             return None
@@ -210,10 +214,18 @@ class PlayerInbox(PlayerLink):
         self.outstanding[entry.round_number] -= 1
         verdict_ms = (time.perf_counter() - entry.sent_perf) * 1000
         self.m.verdict_ms.append(verdict_ms)
+        sent_wall = time.time() - verdict_ms / 1000
+        server_time = message.get("server_time")
+        until_answer = None
+        if isinstance(server_time, int) and not self.run.args.url:  # one clock: same machine
+            until_answer = min(max(server_time - sent_wall * 1000, 0.0), verdict_ms)
+            self.m.verdict_until_answer_ms.append(until_answer)
         ends_at = self.ends_at.get(entry.round_number)
         if verdict_ms > SLOW_VERDICT_MS and ends_at is not None:
-            sent_wall = time.time() - verdict_ms / 1000
             self.m.slow_verdict_sent.append(sent_wall - ends_at)
+            if until_answer is not None:
+                self.m.slow_verdict_until_answer_ms.append(until_answer)
+                self.m.slow_verdict_after_answer_ms.append(verdict_ms - until_answer)
         verdict = message.get("verdict")
         self.m.verdicts[str(verdict)] += 1
         if verdict == "accepted":

@@ -54,6 +54,9 @@ def build_report(run: Run, load: dict[str, Any]) -> dict[str, Any]:
         },
         "words_sent": dict(m.words_sent) | {"total": sum(m.words_sent.values())},
         "verdict_latency_ms": summary(m.verdict_ms),
+        "verdict_until_server_answer_ms": summary(m.verdict_until_answer_ms),
+        "slow_verdicts_until_server_answer_ms": summary(m.slow_verdict_until_answer_ms, (50,)),
+        "slow_verdicts_after_server_answer_ms": summary(m.slow_verdict_after_answer_ms, (50,)),
         "verdicts": dict(m.verdicts.most_common()),
         "slow_verdicts_by_second_before_end": dict(
             sorted(Counter(math.floor(-t) for t in m.slow_verdict_sent).items())
@@ -260,6 +263,17 @@ def print_report(report: dict[str, Any]) -> None:
         f" socket was down, kept to resend: {report['words_unsent_socket_down']}"
     )
     add(f"verdict latency ms: {format_summary(report['verdict_latency_ms'])}")
+    if report["verdict_until_server_answer_ms"]["n"]:
+        add(
+            "    until the server stamped its answer (server_time), ms: "
+            f"{format_summary(report['verdict_until_server_answer_ms'])}"
+        )
+    if report["slow_verdicts_until_server_answer_ms"]["n"]:
+        add(
+            f"    verdicts over {SLOW_VERDICT_MS} ms, until the server's answer: "
+            f"{format_summary(report['slow_verdicts_until_server_answer_ms'])}; after it (the way"
+            f" back, the client's delays): {format_summary(report['slow_verdicts_after_server_answer_ms'])}"
+        )
     add(f"verdicts: {_counts(report['verdicts'])}")
     slow = report["slow_verdicts_by_second_before_end"]
     if slow:

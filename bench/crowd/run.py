@@ -41,6 +41,12 @@ class Metrics:
     verdict_ms: list[float] = field(default_factory=list)
     # seconds after ends_at (negative: before) at which a verdict slower than SLOW_VERDICT_MS was sent
     slow_verdict_sent: list[float] = field(default_factory=list)
+    # From sending an entry to the server's stamp on its verdict (server_time), ms: the
+    # server's share of the latency, the rest being the way back and the client's own delays
+    # (one clock: the site on this machine). All verdicts, and those slower than SLOW_VERDICT_MS.
+    verdict_until_answer_ms: list[float] = field(default_factory=list)
+    slow_verdict_until_answer_ms: list[float] = field(default_factory=list)
+    slow_verdict_after_answer_ms: list[float] = field(default_factory=list)
     verdicts: Counter[str] = field(default_factory=Counter)
     errors: Counter[str] = field(default_factory=Counter)  # every error reply, by code
     submit_errors: Counter[str] = field(default_factory=Counter)
