@@ -57,7 +57,11 @@ and, for a site it started, SQL statements per accepted word (from
 ``starts_at`` and ``ends_at``, so the window lags by up to 0.5 s), the CPU seconds and peak
 RSS of all server processes together (psutil, every 0.5 s, whole process trees), and this
 client's own CPU and event-loop lag, with a warning when the client itself may be the
-bottleneck.
+bottleneck. Each verdict's latency is also split at its ``server_time`` (when the server
+sent it; one clock, for a site on this machine): the server's share, and the way back with
+the client's own delays. This one process plays every phone: its cycle collector is tuned
+as the Daphnes' is and paused during each round (``web.gc_tuning``), as its pauses counted
+in the latencies it measured.
 
 The costs of each part (``bench/crowd/costs.py``; docs/scaling.md uses them), over the
 play (from the last room's ``starts_at`` to the first room's ``ends_at``), over the rounds'
