@@ -29,7 +29,6 @@ def test_a_counts_claim_that_meets_the_round_end_takes_no_version(postgres_url: 
 
 def scenario() -> dict:
     import threading
-    from datetime import timedelta
 
     import django
 
@@ -37,17 +36,12 @@ def scenario() -> dict:
     from django.db import connection, transaction
     from django.utils import timezone
 
-    from games import live_counts, rooms, rounds
+    from games import live_counts, rooms
     from games.models import Room, Round
-    from tests.games.words_helpers import submit_word
+    from tests.games.words_helpers import running_round, submit_word
 
     room, ann = rooms.do_create_room("Ann", {})
-    rooms.do_set_next_board(ann, BOARD)
-    round_ = rounds.do_start_round(ann)  # tasks run eagerly here: prepared at once
-    now = timezone.now()
-    Round.objects.filter(pk=round_.pk).update(
-        starts_at=now - timedelta(seconds=1), ends_at=now + timedelta(seconds=120)
-    )
+    round_ = running_round(ann, BOARD)
     assert submit_word(ann, "gene").verdict == "accepted"
     found: dict = {"version_before": Room.objects.get(pk=room.pk).version}
     with transaction.atomic():

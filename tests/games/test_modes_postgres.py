@@ -46,21 +46,13 @@ def scenario() -> dict:
     import django
 
     django.setup()
-    from datetime import timedelta
-
-    from django.utils import timezone
 
     from games import live_counts, rooms, rounds, standings, state
     from games.models import Round, Submission
-    from tests.games.words_helpers import submit_word
+    from tests.games.words_helpers import running_round, submit_word
 
     def play(host, words_by_player) -> Round:
-        rooms.do_set_next_board(host, BOARD)
-        round_ = rounds.do_start_round(host)  # tasks run eagerly here: prepared at once
-        now = timezone.now()
-        Round.objects.filter(pk=round_.pk).update(
-            starts_at=now - timedelta(seconds=1), ends_at=now + timedelta(seconds=120)
-        )
+        round_ = running_round(host, BOARD)
         for player, word in words_by_player:
             assert submit_word(player, word).verdict == "accepted", (player.nickname, word)
         return round_

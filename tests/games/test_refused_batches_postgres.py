@@ -16,6 +16,7 @@ from tests.servers import run_script_on_postgres
 
 pytestmark = pytest.mark.integration
 
+BOARD = "cats qiex dogz went"
 BOBS_REFUSALS = ["xyzzyq", "zzzz", "qqqq", "cacx", "dgdg"]
 # (client_id, word) of entries PostgreSQL cannot store, queued with Bob's.
 POISONS = [("e\x00", "qzqz"), ("e\ud800", "qzqz"), ("nul-word", "qz\x00qz")]
@@ -37,30 +38,18 @@ def scenario() -> dict:
     import django
 
     django.setup()
-    from datetime import timedelta
 
     import psycopg
     from django.conf import settings
     from django.db import connection
-    from django.utils import timezone
 
-    from games import live, rooms, rounds
-    from games.models import Round, Submission
-    from tests.games.words_helpers import submit_word
+    from games import live, rooms
+    from games.models import Submission
+    from tests.games.words_helpers import running_round, submit_word
 
     def make_room() -> tuple:
         room, ann = rooms.do_create_room("Ann", {})
         return ann, rooms.do_join_room(room, "Bob")
-
-    def running_round(host) -> Round:  # tasks run eagerly here: prepared at once
-        rooms.do_set_next_board(host, "cats qiex dogz went")
-        round_ = rounds.do_start_round(host)
-        now = timezone.now()
-        Round.objects.filter(pk=round_.pk, status=Round.Status.RUNNING).update(
-            starts_at=now - timedelta(seconds=1), ends_at=now + timedelta(seconds=120)
-        )
-        round_.refresh_from_db()
-        return round_
 
     def refused(player_id: int, round_id: int) -> list[str]:
         return list(
@@ -71,7 +60,7 @@ def scenario() -> dict:
 
     found: dict = {}
     ann, bob = make_room()
-    round_ = running_round(ann)
+    round_ = running_round(ann, BOARD)
     for n, entry in enumerate(BOBS_REFUSALS):
         assert not submit_word(bob, entry, f"bob-{n}").accepted
     queue = live.cached(bob.room_id)
@@ -86,7 +75,7 @@ def scenario() -> dict:
 
     # A second room; the server cuts the flusher's connection before its batch is written.
     cy, dee = make_room()
-    second = running_round(cy)
+    second = running_round(cy, BOARD)
     for n, entry in enumerate(BOBS_REFUSALS):
         assert not submit_word(dee, entry, f"dee-{n}").accepted
     own_pid = connection.cursor().connection.info.backend_pid

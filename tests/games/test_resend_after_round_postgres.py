@@ -30,22 +30,13 @@ def scenario() -> dict:
     import django
 
     django.setup()
-    from datetime import timedelta
-
-    from django.utils import timezone
 
     from games import live, rooms, rounds
-    from games.models import Round
-    from tests.games.words_helpers import submit_word
+    from tests.games.words_helpers import running_round, submit_word
 
     room, ann = rooms.do_create_room("Ann", {})
     bob = rooms.do_join_room(room, "Bob")
-    rooms.do_set_next_board(ann, "cats qiex dogz went")
-    round_ = rounds.do_start_round(ann)  # tasks run eagerly here: prepared at once
-    now = timezone.now()
-    Round.objects.filter(pk=round_.pk).update(
-        starts_at=now - timedelta(seconds=1), ends_at=now + timedelta(seconds=120)
-    )
+    round_ = running_round(ann, "cats qiex dogz went")
     entries = [("quiet", "b1"), ("dogz", "b2")]
 
     def send_all() -> list[list[str]]:
