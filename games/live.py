@@ -9,13 +9,13 @@ the unique constraints on ``Submission`` settle any race between processes (two 
 player on two processes get one ``accepted`` and one ``already_entered``).
 
 Entries the referee refuses are not written one by one: they wait here and are written in
-one statement per flush (``flush_refused``), at least every ``REFUSED_FLUSH_SECONDS``,
-before the round is scored, and before a player's state is read. A batch that fails never
-costs its entries: when the database is away (a restart) the batch goes back to the queue
-and waits for it; when the database refuses the batch (an entry it cannot store), or a
-batch failed ``RETRIES_BEFORE_SPLIT`` times in a row, its entries are written one by one,
-and the one the database refuses is set aside and logged (``set_aside``), never retried
-for ever, while the others are stored.
+one statement per flush for all the process's rounds (``flush_refused``), at least every
+``REFUSED_FLUSH_SECONDS``, before the round is scored, and before a player's state is
+read. A batch that fails never costs its entries: when the database is away (a restart)
+the batch goes back to the queue and waits for it; when the database refuses the batch
+(an entry it cannot store), or a batch failed ``RETRIES_BEFORE_SPLIT`` times in a row,
+its entries are written one by one, and the one the database refuses is set aside and
+logged (``set_aside``), never retried for ever, while the others are stored.
 
 Threads: the event loop judges and records; worker threads load, flush and end rounds. A
 lock guards the maps; a ``LiveRound``'s sets are changed under it too.
@@ -238,18 +238,19 @@ def record_written(
 
 def flush_refused(round_id: int | None = None, room_id: int | None = None) -> int:
     """Write the refused entries waiting in this process (of one round or room, or all),
-    one statement per round, and drop stale rounds once written; returns how many entries.
-    A round whose batch could not be written keeps it and does not stop the others'; the
-    first such error is raised at the end. Call from a worker thread."""
+    in one statement for all the rounds (``_write_together``), else one per round, and drop
+    stale rounds once written; returns how many entries. A round whose batch could not be
+    written keeps it and does not stop the others'; the first such error is raised at the
+    end. Call from a worker thread."""
     with _lock:
         targets = [
             (room, live)
             for room, live in _rounds_by_room.items()
             if (round_id is None or live.id == round_id) and (room_id is None or room == room_id)
         ]
-    written = 0
+    written = _write_together([live for _, live in targets])
     failure: Exception | None = None
-    for _, live in targets:
+    for _, live in targets:  # what the statement for all could not write, round by round
         try:
             written += _write_pending(live)
         except Exception as error:  # kept in the queue: the next flush tries again
@@ -276,6 +277,34 @@ def drop_idle() -> None:
         for live in _rounds_by_room.values():
             if live.used_at < cutoff:
                 live.stale = True
+
+
+def _write_together(lives: list[LiveRound]) -> int:
+    """Write the waiting entries of several rounds in one transaction, one statement: a
+    crowd's refused entries are spread over a hundred rooms, and a transaction for each
+    round was a tenth of the Python its process ran in play (``bench/load.py``, 1,000
+    players). Returns how many; 0, with every entry back in its queue, when the database
+    would not take them all (they are then written round by round, where a failure costs
+    only its own round's)."""
+    taken: list[tuple[LiveRound, list[PendingEntry]]] = []
+    with _lock:
+        for live in lives:
+            if live.pending and live.failed_passes < RETRIES_BEFORE_SPLIT:
+                taken.append((live, live.pending))
+                live.pending = []
+    if len(taken) < 2:  # one round (or none): its own statement does the same
+        for live, entries in taken:
+            _put_back(live, entries)
+        return 0
+    try:
+        _insert_rows([row for live, entries in taken for row in _rows(live, entries)])
+    except Exception:
+        for live, entries in taken:
+            _put_back(live, entries)
+        return 0
+    for live, _ in taken:
+        live.failed_passes = 0
+    return sum(len(entries) for _, entries in taken)
 
 
 def _write_pending(live: LiveRound) -> int:
@@ -324,7 +353,11 @@ def _write_one_by_one(live: LiveRound, entries: list[PendingEntry]) -> int:
 
 
 def _insert(live: LiveRound, entries: list[PendingEntry]) -> None:
-    rows = [
+    _insert_rows(_rows(live, entries))
+
+
+def _rows(live: LiveRound, entries: list[PendingEntry]) -> list[Submission]:
+    return [
         Submission(
             round_id=live.id,
             player_id=entry.player_id,
@@ -334,6 +367,9 @@ def _insert(live: LiveRound, entries: list[PendingEntry]) -> None:
         )
         for entry in entries
     ]
+
+
+def _insert_rows(rows: list[Submission]) -> None:
     # Its own transaction (a savepoint in the caller's): a refused statement leaves the
     # caller's transaction usable for the next one.
     with transaction.atomic():

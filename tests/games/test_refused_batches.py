@@ -12,8 +12,9 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from django.db import OperationalError
+from django.db import OperationalError, connection
 from django.db.models.query import QuerySet
+from django.test.utils import CaptureQueriesContext
 
 from games import live, rounds, state
 from games.models import Player, Round, Submission
@@ -162,3 +163,34 @@ def test_a_room_whose_batch_fails_does_not_hold_back_another_rooms(monkeypatch):
         live.flush_refused()
     assert refused_words(dee, second) == ["xyzzyq"]
     assert len(first_live.pending) == len(BOBS_REFUSALS)
+
+
+def test_the_refused_entries_of_many_rooms_go_in_one_statement():
+    """A crowd's refusals are spread over many rooms: one pass writes them all together."""
+    ann, bob = make_room()
+    first = running_round(ann)
+    bob_refuses_five(bob)
+    cy, dee = make_room()
+    second = running_round(cy)
+    assert not submit_word(dee, "xyzzyq", "dee-0").accepted
+    with CaptureQueriesContext(connection) as queries:
+        assert live.flush_refused() == len(BOBS_REFUSALS) + 1
+    inserts = [q["sql"] for q in queries.captured_queries if q["sql"].startswith("INSERT")]
+    assert len(inserts) == 1
+    assert sorted(refused_words(bob, first)) == sorted(BOBS_REFUSALS)
+    assert refused_words(dee, second) == ["xyzzyq"]
+
+
+def test_a_poisoned_entry_in_one_room_costs_another_room_nothing(caplog):
+    ann, bob = make_room()
+    first = running_round(ann)
+    first_live = bob_refuses_five(bob)
+    cy, dee = make_room()
+    second = running_round(cy)
+    assert not submit_word(dee, "xyzzyq", "dee-0").accepted
+    live.record(first_live, ann.id, LONE_SURROGATE, "qzqz", "not_on_board")
+    with caplog.at_level(logging.ERROR, logger="games.live"):
+        assert live.flush_refused() == len(BOBS_REFUSALS) + 1
+    assert sorted(refused_words(bob, first)) == sorted(BOBS_REFUSALS)
+    assert refused_words(dee, second) == ["xyzzyq"]
+    assert [a.entry.client_id for a in live.set_aside()] == [LONE_SURROGATE]

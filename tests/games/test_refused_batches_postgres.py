@@ -32,6 +32,9 @@ def test_postgres_keeps_every_other_entry_of_a_poisoned_or_cut_batch(postgres_ur
     assert found["cut_pass_failed"]
     assert found["pending_after_cut"] == len(BOBS_REFUSALS)
     assert sorted(found["bob_after_cut"]) == sorted(BOBS_REFUSALS)
+    # Two rooms' waiting refusals: one INSERT for both.
+    assert found["written_together"] == found["stored_together"] == 2
+    assert found["inserts_together"] == 1
 
 
 def scenario() -> dict:
@@ -99,6 +102,18 @@ def scenario() -> dict:
     connection.close()  # what the flusher's thread does between passes (close_old_connections)
     live.flush_refused()
     found["bob_after_cut"] = refused(dee.id, second.id)
+
+    # Two rooms' refusals in one pass: one statement writes both.
+    from django.test.utils import CaptureQueriesContext
+
+    for player in (bob, dee):
+        assert not submit_word(player, "xqxqx", f"together-{player.id}").accepted
+    with CaptureQueriesContext(connection) as queries:
+        found["written_together"] = live.flush_refused()
+    found["inserts_together"] = sum(
+        query["sql"].startswith("INSERT") for query in queries.captured_queries
+    )
+    found["stored_together"] = Submission.objects.filter(client_id__startswith="together-").count()
     return found
 
 
