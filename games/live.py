@@ -286,16 +286,15 @@ def _write_together(lives: list[LiveRound]) -> int:
     players). Returns how many; 0, with every entry back in its queue, when the database
     would not take them all (they are then written round by round, where a failure costs
     only its own round's)."""
-    taken: list[tuple[LiveRound, list[PendingEntry]]] = []
     with _lock:
-        for live in lives:
-            if live.pending and live.failed_passes < RETRIES_BEFORE_SPLIT:
-                taken.append((live, live.pending))
-                live.pending = []
-    if len(taken) < 2:  # one round (or none): its own statement does the same
-        for live, entries in taken:
-            _put_back(live, entries)
-        return 0
+        ready = [
+            live for live in lives if live.pending and live.failed_passes < RETRIES_BEFORE_SPLIT
+        ]
+        if len(ready) < 2:  # one round (or none): its own statement does the same
+            return 0
+        taken = [(live, live.pending) for live in ready]
+        for live in ready:
+            live.pending = []
     try:
         _insert_rows([row for live, entries in taken for row in _rows(live, entries)])
     except Exception:

@@ -45,6 +45,7 @@ def scenario() -> dict:
     import psycopg
     from django.conf import settings
     from django.db import connection
+    from django.test.utils import CaptureQueriesContext
 
     from games import live, rooms
     from games.models import Submission
@@ -104,8 +105,6 @@ def scenario() -> dict:
     found["bob_after_cut"] = refused(dee.id, second.id)
 
     # Two rooms' refusals in one pass: one statement writes both.
-    from django.test.utils import CaptureQueriesContext
-
     for player in (bob, dee):
         assert not submit_word(player, "xqxqx", f"together-{player.id}").accepted
     with CaptureQueriesContext(connection) as queries:
