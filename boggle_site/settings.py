@@ -69,6 +69,7 @@ INSTALLED_APPS = [
     "daily",
     "definitions",
     "dicesets",
+    "solve",
 ]
 
 MIDDLEWARE = [

@@ -31,4 +31,5 @@ urlpatterns = [
     path("", include("photos.urls")),
     path("", include("daily.urls")),
     path("", include("definitions.urls")),
+    path("", include("solve.urls")),
 ]

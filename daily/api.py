@@ -123,7 +123,9 @@ def _start_attempt(request: HttpRequest) -> JsonResponse:
 @idempotent
 def start_practice(request: HttpRequest) -> JsonResponse:
     data = read_json(request)
-    room, host = practice.do_start_practice(data.get("nickname"), data.get("settings"))
+    room, host = practice.do_start_practice(
+        data.get("nickname"), data.get("settings"), data.get("board")
+    )
     remember_player(request.session, host)
     return player_response(request, room, host, status=201)
 

@@ -8,14 +8,17 @@ from typing import Any
 
 from django.db import transaction
 
-from games import rooms, rounds
+from games import replays, rounds
 from games.models import Player, Room
 
 
 @transaction.atomic
-def do_start_practice(nickname: Any, room_settings: Any) -> tuple[Room, Player]:
-    """``games.rooms.do_create_room`` (same settings, same checks), then start round 1."""
-    room, host = rooms.do_create_room(nickname, room_settings)
+def do_start_practice(
+    nickname: Any, room_settings: Any, board_text: Any = None
+) -> tuple[Room, Player]:
+    """``games.replays.do_create_room`` (same settings, same checks; on ``board_text`` when
+    given: the Solve page's "Play this board"), then start round 1."""
+    room, host = replays.do_create_room(nickname, room_settings, board_text)
     room.practice = True
     room.save(update_fields=["practice"])
     rounds.do_start_round(host)

@@ -210,6 +210,9 @@ def remember_photo(photo_id: int, faces: list[list[str]]) -> int:
     photo = BoardPhoto.objects.select_related("room").filter(pk=photo_id).first()
     if photo is None:
         return 0  # deleted meanwhile (a room keeps its latest photos only)
+    room = photo.room
+    if room is None:
+        return 0  # the Solve page's: no room, no set to teach
     result = photo.result or {}
     corners, rows, cols = result.get("corners"), result.get("rows"), result.get("cols")
     if not corners or not isinstance(rows, int) or not isinstance(cols, int):
@@ -222,11 +225,11 @@ def remember_photo(photo_id: int, faces: list[list[str]]) -> int:
         logger.warning("board photo %s: the stored file cannot be read; nothing kept", photo_id)
         return 0
     try:
-        added = remember_board(photo.room, data, corners, rows, cols, faces, photo_id=photo.pk)
+        added = remember_board(room, data, corners, rows, cols, faces, photo_id=photo.pk)
     except (ValueError, VisionError) as error:
         logger.warning("board photo %s: its dice cannot be kept: %s", photo_id, error)
         return 0
     if added:
         # The room's next photo is read with these dice: ready their features now.
-        reading.prepare_memory(photo.room)
+        reading.prepare_memory(room)
     return added

@@ -107,3 +107,23 @@ def house_words(room_id: int, dictionary: str) -> frozenset[str]:
             room_id=room_id, dictionary=dictionary, status=Challenge.Status.ACCEPTED
         ).values_list("word", flat=True)
     )
+
+
+def dictionary_for_language(language: str) -> str:
+    """The dictionary a page in ``language`` ("nl", "fr-be") offers first: the default when
+    it is in that language, else the first a room may choose in it, else the default (a
+    language nobody installed a dictionary for)."""
+    wanted = language.split("-")[0].lower()
+    default = default_dictionary()
+    playable = list(available_dictionaries())
+    if dictionary_language(default) == wanted:
+        return default
+    rows = Dictionary.objects.filter(name__in=playable).values_list("name", "language")
+    languages = {name: (code or "").split("-")[0].lower() for name, code in rows}
+    for name in playable:  # the default first, then by title
+        language_of = languages.get(name) or (
+            NAMED_LISTS[name].language if name in NAMED_LISTS else ""
+        )
+        if language_of == wanted:
+            return name
+    return default

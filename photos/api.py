@@ -14,6 +14,7 @@ import logging
 import math
 import threading
 import warnings
+from collections.abc import Awaitable, Callable
 from datetime import timedelta
 from typing import Any, BinaryIO, cast
 
@@ -98,6 +99,7 @@ def photo_dict(photo: BoardPhoto) -> dict:
         "uploaded_by": photo.uploaded_by_id,
         "result": photo.result or None,
         "error": photo.error or None,
+        "failure": photo.failure,
         "created_at": int(photo.created_at.timestamp() * 1000),
         "width": photo.width,
         "height": photo.height,
@@ -233,13 +235,14 @@ def client_address(request: HttpRequest) -> str | None:
     return throttle.client_address(request) or None
 
 
-def check_pending(room: Room, address: str | None) -> None:
-    """Refuse (429) a photo beyond the room's, the address's or the site's waiting bound."""
+def check_pending(room: Room | None, address: str | None) -> None:
+    """Refuse (429) a photo beyond the room's (a room's photo), the address's or the site's
+    waiting bound: the Solve page's photos wait in the same queue as the rooms'."""
     pending = BoardPhoto.objects.filter(
         status__in=(BoardPhoto.Status.UPLOADED, BoardPhoto.Status.READING),
         queued_at__gte=timezone.now() - PENDING_FOR_AT_MOST,
     )
-    if pending.filter(room=room).count() >= MAX_PENDING_PER_ROOM:
+    if room is not None and pending.filter(room=room).count() >= MAX_PENDING_PER_ROOM:
         raise RateLimited(_("photos are still being read; wait for them and try again"))
     if address and pending.filter(client_address=address).count() >= MAX_PENDING_PER_ADDRESS:
         raise RateLimited(_("your photos are still being read; wait for them and try again"))
@@ -263,23 +266,32 @@ def upload_photo(request: HttpRequest, code: str) -> JsonResponse:
     room = find_room(request, code)
     player = _player(request, room)
     try:
-        # A body over the limit never gets here: web.body_limit refuses it (413)
-        # before it is read; check_photo refuses a file over the limit in a smaller body.
-        upload = request.FILES.get("photo")
-        extension, width, height = check_photo(upload)
-        address = client_address(request)
-        check_pending(room, address)
+        photo = store_upload(request, room, uploaded_by=player)
     except (PhotoError, RateLimited) as error:
         return error_response(error)
+    return JsonResponse({"photo": photo_dict(photo)}, status=202)
+
+
+def store_upload(request: HttpRequest, room: Room | None, **fields: Any) -> BoardPhoto:
+    """The request's photo checked (``check_photo``: its header only) against the waiting
+    bounds, stored for ``room`` (None: the Solve page's) with ``fields`` (who sent it, a
+    key's hash), the room's oldest photos dropped, and its reading queued after commit.
+    PhotoError or RateLimited say why not."""
+    # A body over the limit never gets here: web.body_limit refuses it (413) before it is
+    # read; check_photo refuses a file over the limit in a smaller body.
+    upload = request.FILES.get("photo")
+    extension, width, height = check_photo(upload)
+    address = client_address(request)
+    check_pending(room, address)
     with transaction.atomic():
-        photo = BoardPhoto(
-            room=room, uploaded_by=player, client_address=address, width=width, height=height
-        )
+        photo = BoardPhoto(room=room, client_address=address, width=width, height=height, **fields)
         photo.image.save(f"board.{extension}", upload, save=False)
         photo.save()
-        drop_old_photos(room)
-        transaction.on_commit(lambda: enqueue_read(photo.pk))
-    return JsonResponse({"photo": photo_dict(photo)}, status=202)
+        if room is not None:
+            drop_old_photos(room)
+        photo_id = photo.pk
+        transaction.on_commit(lambda: enqueue_read(photo_id))
+    return photo
 
 
 def _photo_of(room: Room, photo_id: int) -> BoardPhoto:
@@ -303,32 +315,45 @@ def photo_detail(request: HttpRequest, code: str, photo_id: int) -> JsonResponse
 
 @require_http_methods(["GET"])
 async def photo_image(request: HttpRequest, code: str, photo_id: int) -> HttpResponse:
-    """The photo for the page to show under corners placed by hand: upright (EXIF
-    orientation applied, so its pixels are the coordinates of ``corners`` and ``centers``,
-    scaled), at most ``PREVIEW_SIDE`` on its longer side, as a JPEG without metadata.
-
-    Decoding a 12-megapixel photo takes a few hundred milliseconds: on a thread of its own,
-    never the one thread that runs the site's other views."""
-    try:
-        data = await in_thread(_photo_preview)(request, code, photo_id)
-    except ClientError as error:
-        return error_response(error)
-    response = HttpResponse(data, content_type="image/jpeg")
-    # A photo's pixels never change: the page may keep it while the room lasts.
-    response["Cache-Control"] = "private, max-age=86400"
-    return response
+    """The photo for the page to show under corners placed by hand (``preview_jpeg``)."""
+    return await preview_image_response(in_thread(_room_photo_shown), request, code, photo_id)
 
 
-def _photo_preview(request: HttpRequest, code: str, photo_id: int) -> bytes:
+def _room_photo_shown(request: HttpRequest, code: str, photo_id: int) -> BoardPhoto:
     room = find_room(request, code)
     _player(request, room)
     photo = _photo_of(room, photo_id)
     throttle.take(PREVIEW, throttle.client_address(request))
+    return photo
+
+
+async def preview_image_response(
+    find: Callable[..., Awaitable[BoardPhoto]], *args: Any
+) -> HttpResponse:
+    """The photo ``find(*args)`` gives (it checks who asks, and counts the preview), upright
+    (EXIF orientation applied, so its pixels are the coordinates of ``corners`` and
+    ``centers``, scaled), at most ``PREVIEW_SIDE`` on its longer side, as a JPEG without
+    metadata.
+
+    Decoding a 12-megapixel photo takes a few hundred milliseconds: on a thread of its own,
+    never the one thread that runs the site's other views."""
+    try:
+        photo = await find(*args)
+        data = await in_thread(_preview_of)(photo)
+    except ClientError as error:
+        return error_response(error)
+    response = HttpResponse(data, content_type="image/jpeg")
+    # A photo's pixels never change: the page may keep it while the photo lasts.
+    response["Cache-Control"] = "private, max-age=86400"
+    return response
+
+
+def _preview_of(photo: BoardPhoto) -> bytes:
     try:
         with photo.image.open("rb") as handle:
             return preview_jpeg(handle)
     except (OSError, ValueError, SyntaxError, Image.DecompressionBombError):
-        logger.warning("board photo %s: the stored file cannot be shown", photo_id)
+        logger.warning("board photo %s: the stored file cannot be shown", photo.pk)
         raise PhotoNotFound(_("the photo was lost on the server; please upload it again")) from None
 
 
@@ -398,11 +423,16 @@ def check_corners(data: dict[str, Any], width: int, height: int) -> tuple[list[l
     return points, size
 
 
-def _check_rereadable(room: Room, photo: BoardPhoto) -> None:
-    """Refuse a reading by hand of a photo being read, or no longer the room's photo."""
+def check_not_busy(photo: BoardPhoto) -> None:
+    """Refuse a reading by hand of a photo still being read."""
     waiting = photo.status in (BoardPhoto.Status.UPLOADED, BoardPhoto.Status.READING)
     if waiting and photo.queued_at >= timezone.now() - PENDING_FOR_AT_MOST:
         raise PhotoBusy(_("the photo is still being read; wait for it, then place the corners"))
+
+
+def _check_rereadable(room: Room, photo: BoardPhoto) -> None:
+    """Refuse a reading by hand of a photo being read, or no longer the room's photo."""
+    check_not_busy(photo)
     if pending_photo(room, checks.current_round(room.pk)) != photo:
         raise PhotoOutdated(
             _("this photo is no longer the room's: a newer one was sent, or its board was used")
@@ -418,32 +448,47 @@ def read_with_corners(request: HttpRequest, code: str, photo_id: int) -> JsonRes
     data = read_json(request)
     try:
         photo = _photo_of(room, photo_id)
+        photo = read_again_inside(
+            photo, data, client_address(request), lambda locked: _check_rereadable(room, locked)
+        )
+    except (PhotoError, RateLimited) as error:
+        return error_response(error)
+    return JsonResponse({"photo": photo_dict(photo)}, status=202)
+
+
+def read_again_inside(
+    photo: BoardPhoto,
+    data: dict[str, Any],
+    address: str | None,
+    check_rereadable: Callable[[BoardPhoto], None],
+) -> BoardPhoto:
+    """Queue a new reading of ``photo`` inside the corners and size of ``data`` (a room's
+    photo or the Solve page's); ``check_rereadable`` refuses it, the row locked, when it
+    may not be read again. Returns the photo as queued; PhotoError or RateLimited say why
+    not."""
+    try:
         width, height = photo.width, photo.height
         if width is None or height is None:  # stored before sizes were kept
             with photo.image.open("rb") as handle:
                 width, height = oriented_size(handle)
         corners, size = check_corners(data, width, height)
-        address = client_address(request)
         with transaction.atomic():
             photo = BoardPhoto.objects.select_for_update().get(pk=photo.pk)
-            _check_rereadable(room, photo)
-            check_pending(room, address)
+            check_rereadable(photo)
+            check_pending(photo.room, address)
             photo.status, photo.result, photo.error = BoardPhoto.Status.UPLOADED, {}, ""
-            photo.corners, photo.side, photo.used_at = corners, size, None
+            photo.failure, photo.corners, photo.side, photo.used_at = None, corners, size, None
             photo.width, photo.height, photo.reader_progress = width, height, None
             photo.queued_at, photo.client_address = timezone.now(), address
             photo.save()
-            transaction.on_commit(lambda: enqueue_read(photo.pk))
-    except (PhotoError, RateLimited) as error:
-        return error_response(error)
+            photo_id = photo.pk
+            transaction.on_commit(lambda: enqueue_read(photo_id))
     except BoardPhoto.DoesNotExist:
-        return error_response(PhotoNotFound(_("no such photo in this room")))
+        raise PhotoNotFound(_("no such photo in this room")) from None
     except OSError:
-        logger.warning("board photo %s: the stored file cannot be read", photo_id)
-        return error_response(
-            PhotoNotFound(_("the photo was lost on the server; please upload it again"))
-        )
-    return JsonResponse({"photo": photo_dict(photo)}, status=202)
+        logger.warning("board photo %s: the stored file cannot be read", photo.pk)
+        raise PhotoNotFound(_("the photo was lost on the server; please upload it again")) from None
+    return photo
 
 
 def enqueue_read(photo_id: int) -> None:

@@ -16,6 +16,8 @@ class PhotosConfig(AppConfig):
         from web.body_limit import allow_upload
 
         allow_upload(r"/api/rooms/[^/]+/photos", MAX_UPLOAD_BYTES, staff_only=False)
+        # The Solve page's: anyone may send one (photos.solo_api bounds them per address).
+        allow_upload(r"/api/solve/photos", MAX_UPLOAD_BYTES, staff_only=False, anyone=True)
         add_state_part(photo_state)
         signals.next_board_set.connect(on_next_board_set, sender=Room, dispatch_uid="photos")
         signals.housekeeping.connect(retention.on_housekeeping, dispatch_uid="photos")

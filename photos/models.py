@@ -1,4 +1,5 @@
-"""A photo of a real board, uploaded by a player and read by ``photos.tasks``."""
+"""A photo of a real board, uploaded by a player of a room, or by anyone on the Solve page
+(no room: ``photos.solo_api``), and read by ``photos.tasks``."""
 
 from __future__ import annotations
 
@@ -11,14 +12,18 @@ from django.utils import timezone
 
 from games.models import Player, Room
 
-# Photos are stored under this folder of the media storage, one folder per room.
+# Photos are stored under this folder of the media storage, one folder per room, and the
+# Solve page's in one of their own (no room code has an underscore).
 PHOTO_FOLDER = "photos"
+SOLO_FOLDER = "_solve"
 
 
 def photo_path(photo: BoardPhoto, filename: str) -> str:
-    """``photos/<room code>/<random>.<ext>``: never the uploader's file name."""
+    """``photos/<room code>/<random>.<ext>`` (``photos/_solve/…`` without a room): never
+    the uploader's file name."""
     extension = filename.rsplit(".", 1)[-1].lower() if "." in filename else "img"
-    return f"{PHOTO_FOLDER}/{photo.room.code}/{uuid.uuid4().hex}.{extension[:5]}"
+    folder = photo.room.code if photo.room is not None else SOLO_FOLDER
+    return f"{PHOTO_FOLDER}/{folder}/{uuid.uuid4().hex}.{extension[:5]}"
 
 
 class BoardPhoto(models.Model):
@@ -28,7 +33,17 @@ class BoardPhoto(models.Model):
         READ = "read"
         FAILED = "failed"
 
-    room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="photos")
+    room = models.ForeignKey(
+        Room,
+        on_delete=models.CASCADE,
+        related_name="photos",
+        null=True,
+        blank=True,
+        help_text="Empty for a photo of the Solve page, read for whoever holds its key.",
+    )
+    # The Solve page's photos: a SHA-256 of the key its uploader got (``photos.solo_api``),
+    # never the key itself; empty for a room's photo.
+    key_hash = models.CharField(max_length=64, blank=True)
     uploaded_by = models.ForeignKey(
         Player, on_delete=models.SET_NULL, null=True, blank=True, related_name="photos"
     )
@@ -39,6 +54,9 @@ class BoardPhoto(models.Model):
     # BoardReading.as_dict() plus "board" (notation), "filled" and "note"; {} until read.
     result = models.JSONField(default=dict, blank=True)
     error = models.TextField(blank=True)
+    # Why it failed, for pages to say in their language: board.unreadable's ``code`` and its
+    # numbers (photos.reading.failure_details); null unless it failed.
+    failure = models.JSONField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     # When its latest reading was queued: the upload, or corners placed by hand (a photo
     # waiting since long before PENDING_FOR_AT_MOST was lost and stops counting).
@@ -63,7 +81,8 @@ class BoardPhoto(models.Model):
         ordering = ["-created_at"]
 
     def __str__(self) -> str:
-        return f"photo {self.pk} of room {self.room_id} ({self.status})"
+        where = f"room {self.room_id}" if self.room_id is not None else "the Solve page"
+        return f"photo {self.pk} of {where} ({self.status})"
 
 
 @receiver(post_delete, sender=BoardPhoto)

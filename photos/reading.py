@@ -279,21 +279,22 @@ def _read_photo(photo_id: int) -> bool:
             return False
         photo.status, photo.reader_progress = BoardPhoto.Status.READING, reader_progress()
         photo.save(update_fields=["status", "reader_progress"])
-        events.emit_to_room(
-            photo.room,
-            "board.reading",
-            {"photo_id": photo.pk, "reader_progress": photo.reader_progress},
+        _tell_room(
+            photo, "board.reading", {"photo_id": photo.pk, "reader_progress": photo.reader_progress}
         )
+    room = photo.room
     try:
         with photo.image.open("rb") as handle:
             data = handle.read()
         result = read_bytes(
             data,
-            photo.room.rows,
+            room.rows if room is not None else None,
             side=photo.side,
             corners=photo.corners,
             on_wait=lambda progress: _report_progress(photo_id, progress),
-            memory=_memory_source(photo.room),
+            # The Solve page's photos are read with what the reader knows of every set:
+            # no room's dice set, so no room's corrections reach a stranger's board.
+            memory=_memory_source(room) if room is not None else None,
         )
     except VisionError as error:
         return _finish(photo_id, error=_user_message(error), failure=failure_details(error))
@@ -316,19 +317,20 @@ def _read_photo(photo_id: int) -> bool:
 
 def read_bytes(
     data: bytes,
-    room_side: int,
+    room_side: int | None,
     side: int | None = None,
     corners: list[list[float]] | None = None,
     on_wait: Callable[[int | None], None] | None = None,
     memory: SetMemory | None = None,
 ) -> dict[str, Any]:
-    """The JSON-ready reading of a photo's bytes, with its board notation and a size note.
+    """The JSON-ready reading of a photo's bytes, with its board notation and a size note
+    (none without a room: ``room_side`` None).
 
-    ``corners`` (full-size photo pixels, clockwise from the board's top left) and ``side``
-    read the dice inside them, without looking for the board. ``memory``: the dice set's
-    confirmed dice, read with. While the reading waits for the reader's load, ``on_wait``
-    hears how far the load is (``reader_progress``) every ``PROGRESS_EVERY_SECONDS`` it
-    moved, and None once the reader is ready.
+        ``corners`` (full-size photo pixels, clockwise from the board's top left) and ``side``
+        read the dice inside them, without looking for the board. ``memory``: the dice set's
+        confirmed dice, read with. While the reading waits for the reader's load, ``on_wait``
+        hears how far the load is (``reader_progress``) every ``PROGRESS_EVERY_SECONDS`` it
+        moved, and None once the reader is ready.
     """
     ready = threading.Event()  # set on the reading thread once the reader is loaded
     future = _reading_threads.submit(_read, data, side, corners, ready, memory)
@@ -346,7 +348,7 @@ def read_bytes(
     result["board"] = reading.text()
     result["filled"] = reading.filled
     result["doubtful"] = [[value < DOUBTFUL_BELOW for value in row] for row in reading.confidence]
-    result["note"] = size_note(reading.rows, reading.cols, room_side)
+    result["note"] = "" if room_side is None else size_note(reading.rows, reading.cols, room_side)
     return result
 
 
@@ -380,9 +382,7 @@ def _report_progress(photo_id: int, progress: int | None) -> None:
             return
         photo.reader_progress = progress
         photo.save(update_fields=["reader_progress"])
-        events.emit_to_room(
-            photo.room, "board.reading", {"photo_id": photo.pk, "reader_progress": progress}
-        )
+        _tell_room(photo, "board.reading", {"photo_id": photo.pk, "reader_progress": progress})
 
 
 def _user_message(error: VisionError) -> str:
@@ -437,13 +437,19 @@ def _finish(
         if result is not None:
             photo.status, photo.result = BoardPhoto.Status.READ, result
             photo.save(update_fields=["status", "result", "reader_progress"])
-            events.emit_to_room(photo.room, "board.read", {"photo_id": photo.pk, **result})
+            _tell_room(photo, "board.read", {"photo_id": photo.pk, **result})
         else:
-            photo.status, photo.error = BoardPhoto.Status.FAILED, error
-            photo.save(update_fields=["status", "error", "reader_progress"])
-            events.emit_to_room(
-                photo.room,
-                "board.unreadable",
-                {"photo_id": photo.pk, "message": error, **(failure or {"code": "unreadable"})},
+            failure = failure or {"code": "unreadable"}
+            photo.status, photo.error, photo.failure = BoardPhoto.Status.FAILED, error, failure
+            photo.save(update_fields=["status", "error", "failure", "reader_progress"])
+            _tell_room(
+                photo, "board.unreadable", {"photo_id": photo.pk, "message": error, **failure}
             )
     return True
+
+
+def _tell_room(photo: BoardPhoto, event: str, payload: dict[str, Any]) -> None:
+    """Send the photo's room an event (after commit); a Solve page photo has no room, and
+    its page asks for the photo instead (``photos.solo_api``)."""
+    if photo.room is not None:
+        events.emit_to_room(photo.room, event, payload)

@@ -1,4 +1,4 @@
-"""Deleting board-photo files whose row is gone.
+"""Deleting board-photo files whose row is gone, and the Solve page's photos once used.
 
 A photo's file goes with its row (``photos.models.delete_photo_file``: a room keeps its 3
 latest photos, and idle rooms are deleted with theirs). A file can still outlive its row: the
@@ -11,6 +11,9 @@ untouched for ``ORPHAN_GRACE``, far longer than an upload takes.
 Files are deleted only in the folders of this database's rooms: the media directory may be
 shared with other databases (the tests' use var/media), whose photos this one does not know.
 A folder of a room that is gone is only removed when empty, which loses nothing.
+
+The Solve page's photos (no room, ``photos/_solve/``) are kept ``SOLO_KEEP_FOR`` after their
+upload, time to read them and place corners by hand, and deleted at the next hourly pass.
 """
 
 from __future__ import annotations
@@ -23,13 +26,15 @@ from typing import Any
 from django.utils import timezone
 
 from games.models import Room
-from photos.models import PHOTO_FOLDER, BoardPhoto
+from photos.models import PHOTO_FOLDER, SOLO_FOLDER, BoardPhoto
 
 logger = logging.getLogger(__name__)
 
 # A photo file without a row, or an empty folder of a room that is gone, is deleted once
 # untouched for this long (an upload writes its file and commits its row within seconds).
 ORPHAN_GRACE = timedelta(hours=1)
+# A Solve page photo is deleted, row and file, this long after its upload.
+SOLO_KEEP_FOR = timedelta(hours=1)
 
 
 @dataclass(frozen=True)
@@ -54,6 +59,8 @@ def delete_orphaned_files(now: datetime | None = None) -> Deleted:
     # grace keeps.
     rooms = set(Room.objects.filter(code__in=codes).values_list("code", flat=True))
     named = set(BoardPhoto.objects.filter(room__code__in=rooms).values_list("image", flat=True))
+    named |= set(BoardPhoto.objects.filter(room__isnull=True).values_list("image", flat=True))
+    rooms.add(SOLO_FOLDER)  # the Solve page's folder is never a gone room's
     files = folders = 0
     for code in codes:
         folder = f"{PHOTO_FOLDER}/{code}"
@@ -85,7 +92,18 @@ def _untouched_since(storage: Any, name: str, cutoff: datetime) -> bool:
         return False
 
 
+def delete_old_solo_photos(now: datetime | None = None) -> int:
+    """Delete the Solve page's photos uploaded over ``SOLO_KEEP_FOR`` before ``now``, with
+    their files; returns how many."""
+    cutoff = (now or timezone.now()) - SOLO_KEEP_FOR
+    old = BoardPhoto.objects.filter(room__isnull=True, created_at__lt=cutoff)
+    count, _ = old.delete()  # row by row, so that post_delete removes each file
+    return count
+
+
 def on_housekeeping(sender: Any, **kwargs: Any) -> dict[str, int]:
-    """games.signals.housekeeping receiver: the hourly deletion of orphaned photo files."""
+    """games.signals.housekeeping receiver: the hourly deletion of the Solve page's old
+    photos and of orphaned photo files."""
+    solo = delete_old_solo_photos()
     deleted = delete_orphaned_files()
-    return {"photo_files": deleted.files, "photo_folders": deleted.folders}
+    return {"solo_photos": solo, "photo_files": deleted.files, "photo_folders": deleted.folders}

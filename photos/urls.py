@@ -1,6 +1,6 @@
 from django.urls import path
 
-from photos import api
+from photos import api, solo_api
 
 app_name = "photos"
 
@@ -12,5 +12,14 @@ urlpatterns = [
         "api/rooms/<str:code>/photos/<int:photo_id>/corners",
         api.read_with_corners,
         name="api-corners",
+    ),
+    # The Solve page's photos (no room).
+    path("api/solve/photos", solo_api.upload_photo, name="api-solo-upload"),
+    path("api/solve/photos/<int:photo_id>", solo_api.photo_detail, name="api-solo-photo"),
+    path("api/solve/photos/<int:photo_id>/image", solo_api.photo_image, name="api-solo-image"),
+    path(
+        "api/solve/photos/<int:photo_id>/corners",
+        solo_api.read_with_corners,
+        name="api-solo-corners",
     ),
 ]

@@ -7,8 +7,9 @@ Content-Length is over the limit, without reading a byte; a body without one (ch
 counted as it arrives and cut off, the application hearing ``http.disconnect``, once over.
 
 Limits: the uploads apps declare at start (``allow_upload``: a board photo, a staff word
-list) plus room for the multipart wrapping; Django's own form limit for the rest of the
-admin; the JSON API's body limit (``MAX_BODY_BYTES``) everywhere else.
+list) plus room for the multipart wrapping, and the larger JSON bodies they declare
+(``allow_body``: a paper game's lists); Django's own form limit for the rest of the admin;
+the JSON API's body limit (``MAX_BODY_BYTES``) everywhere else.
 
 The large limits are for callers who can use them, and the size is decided before the body
 is read, so before any database look-up: only from what the headers show (``Caller``).
@@ -16,7 +17,8 @@ The admin's large limits need the staff's admin pass, a cookie signed with the s
 and bound to the session (``AdminPassMiddleware`` hands it to signed-in staff on any admin
 page, so it is there before they upload): it cannot be forged, and checking it is an HMAC.
 Without it, every admin path (the login form) gets the API's 16 KiB. A photo needs a
-session cookie or an ``Authorization`` header, as a player has; without, 16 KiB too.
+session cookie or an ``Authorization`` header, as a player has; without, 16 KiB too. A path declared for anyone (the Solve page's photo and lists, which
+need no room) takes its limit from every caller.
 """
 
 from __future__ import annotations
@@ -55,15 +57,26 @@ class Upload:
     path: re.Pattern[str]
     max_bytes: int  # the file's own limit; the multipart wrapping is allowed on top
     staff_only: bool  # else any caller with credentials (a player's session or token)
+    anyone: bool = False  # any caller at all, credentials or not
+    multipart: bool = True  # a file in a form: its wrapping is allowed on top
 
 
 _uploads: list[Upload] = []
 
 
-def allow_upload(path_pattern: str, max_bytes: int, staff_only: bool) -> None:
+def allow_upload(path_pattern: str, max_bytes: int, staff_only: bool, anyone: bool = False) -> None:
     """Declare an upload path (its regular expression matches the whole path); each app
     declares its own when it starts (photos, dictionaries)."""
-    upload = Upload(re.compile(path_pattern), max_bytes, staff_only)
+    _declare(Upload(re.compile(path_pattern), max_bytes, staff_only, anyone))
+
+
+def allow_body(path_pattern: str, max_bytes: int) -> None:
+    """Declare a path whose JSON bodies may be up to ``max_bytes``, from anyone; its view
+    reads them with that limit (``web.json_api.read_json``)."""
+    _declare(Upload(re.compile(path_pattern), max_bytes, False, anyone=True, multipart=False))
+
+
+def _declare(upload: Upload) -> None:
     if upload not in _uploads:
         _uploads.append(upload)
 
@@ -125,8 +138,8 @@ def limit_for(path: str, caller: Caller = ANONYMOUS) -> int:
     """The largest body accepted on this path from this caller, in bytes."""
     for upload in _uploads:
         if upload.path.fullmatch(path):
-            allowed = caller.staff if upload.staff_only else caller.credentials
-            return upload.max_bytes + MULTIPART_OVERHEAD if allowed else MAX_BODY_BYTES
+            allowed = upload.anyone or (caller.staff if upload.staff_only else caller.credentials)
+            return _full_size(upload) if allowed else MAX_BODY_BYTES
     if path.startswith("/admin/") and caller.staff:  # forms, rows
         return int(settings.DATA_UPLOAD_MAX_MEMORY_SIZE or MAX_BODY_BYTES)
     # The admin's login form, or a request that only gets sent there, included.
@@ -135,8 +148,12 @@ def limit_for(path: str, caller: Caller = ANONYMOUS) -> int:
 
 def largest_limit() -> int:
     """The largest body any path accepts from anyone."""
-    uploads = [upload.max_bytes + MULTIPART_OVERHEAD for upload in _uploads]
+    uploads = [_full_size(upload) for upload in _uploads]
     return max([MAX_BODY_BYTES, int(settings.DATA_UPLOAD_MAX_MEMORY_SIZE or 0), *uploads])
+
+
+def _full_size(upload: Upload) -> int:
+    return upload.max_bytes + (MULTIPART_OVERHEAD if upload.multipart else 0)
 
 
 class AdminPassMiddleware:

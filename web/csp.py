@@ -3,8 +3,10 @@
 The pages load their scripts and stylesheet from /static/ only: no inline scripts, no
 event-handler attributes, no eval. The one exception is ``style=""`` attributes that the
 room's scripts set (a results bar's width, an avatar's hue), allowed by ``style-src-attr``
-only; ``<style>`` elements stay forbidden. The QR codes are inline SVG elements, so images
-need nothing beyond the site itself.
+only; ``<style>`` elements stay forbidden. The QR codes are inline SVG elements; images
+come from the site itself, or from ``blob:`` addresses the page's own scripts make (the
+Solve page shows a board photo it fetched with the photo's key in a header, which an
+``<img src>`` cannot send).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ POLICY = {
     "script-src": "'self'",
     "style-src": "'self'",
     "style-src-attr": "'unsafe-inline'",
-    "img-src": "'self'",
+    "img-src": "'self' blob:",
     "connect-src": "'self'",
     "object-src": "'none'",
     "frame-ancestors": "'none'",

@@ -103,10 +103,11 @@ def idempotent(view: View) -> View:
     return wrapper
 
 
-def read_json(request: HttpRequest) -> dict[str, Any]:
-    """The request's body: a JSON object of at most MAX_BODY_BYTES, or {} when empty."""
-    if len(request.body) > MAX_BODY_BYTES:
-        raise InvalidInput(f"request body over {MAX_BODY_BYTES} bytes")
+def read_json(request: HttpRequest, max_bytes: int = MAX_BODY_BYTES) -> dict[str, Any]:
+    """The request's body: a JSON object of at most ``max_bytes`` (a path that takes more
+    than MAX_BODY_BYTES declares it: ``web.body_limit.allow_body``), or {} when empty."""
+    if len(request.body) > max_bytes:
+        raise InvalidInput(f"request body over {max_bytes} bytes")
     if not request.body:
         return {}
     if request.content_type != "application/json":

@@ -206,6 +206,18 @@ def test_practice_starts_a_round_of_the_chosen_size_at_once() -> None:
     assert status == 400 and data["error"]["code"] == "invalid"
 
 
+def test_practice_plays_a_board_given_as_text() -> None:
+    """The Solve page's "Play this board": the solo round plays that board, at its size."""
+    status, data = post(
+        Client(), "/api/practice", {"nickname": "Ann", "board": "aeoli ejmpd lsork faeio uqrst"}
+    )
+    assert status == 201, data
+    round_ = Round.objects.get(room__code=data["room"]["code"])
+    assert (round_.board, round_.rows) == ("aeoli ejmpd lsork faeio uqrst", 5)
+    status, data = post(Client(), "/api/practice", {"nickname": "Ann", "board": "abc"})
+    assert status == 400 and data["error"]["code"] == "invalid"
+
+
 def test_the_full_leaderboard_page_lists_the_day_and_marks_mine() -> None:
     client = Client()
     _, round_, ann = start(client, "Ann")

@@ -52,6 +52,7 @@ def test_the_task_deletes_old_versions_and_orphaned_photo_files(settings, tmp_pa
         "dictionary_versions": 1,
         "dictionary_version_files": 1,
         "dictionary_discarded_files": 0,
+        "solo_photos": 0,
         "photo_files": 1,
         "photo_folders": 0,
         "dice_sets": 0,  # dicesets' clean-up, through games.signals.housekeeping

@@ -69,6 +69,10 @@ QUERY = "?" + "&".join(
         ("q", "%00"),
         ("next", "%00"),
         ("language", "%FF"),
+        ("board", "a%00b"),
+        ("dictionary", "%ED%A0%80"),
+        ("min_length", "%00"),
+        ("wait", "%00"),
         ("p", "x" * 2_000),
     )
 )
@@ -122,6 +126,8 @@ def bodies() -> Iterator[bytes]:
             "board": value,
             "word": value,
             "corners": value,
+            "dictionary": value,
+            "players": value if not isinstance(value, str) else [{"name": value, "words": [value]}],
             "settings": value
             if not isinstance(value, str)
             else {

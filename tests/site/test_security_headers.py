@@ -76,7 +76,8 @@ def test_pages_carry_a_content_security_policy() -> None:
         assert csp["style-src"] == ["'self'"]
         # Only style="" attributes set by the room's scripts (a bar's width, an avatar's hue).
         assert csp["style-src-attr"] == ["'unsafe-inline'"]
-        assert csp["img-src"] == ["'self'"]  # the QR codes are inline SVG elements
+        # The QR codes are inline SVG elements; blob: is for a photo the Solve page fetched.
+        assert csp["img-src"] == ["'self'", "blob:"]
         # The room's websocket, named: older browsers' 'self' does not cover ws(s):.
         assert csp["connect-src"] == ["'self'", f"ws://{HOST}", f"wss://{HOST}"]
         assert csp["frame-ancestors"] == ["'none'"]

@@ -50,3 +50,9 @@ export function announce(message) {
 export function isTouchFirst() {
   return window.matchMedia("(hover: none) and (pointer: coarse)").matches;
 }
+
+/** Show `text` in a status or error line, hidden while there is none. */
+export function showText(element, text) {
+  element.textContent = text || "";
+  element.hidden = !text;
+}

@@ -64,6 +64,70 @@ const CORNERS_REFUSALS = {
 const POLL_MS = 2000;
 const POLL_GIVE_UP_MS = 120000;
 
+// Photos that failed for these reasons are no picture of a board at all, or gone: their
+// corners cannot be placed by hand.
+const NOT_PLACEABLE = ["not_an_image", "damaged", "too_large", "too_small", "lost", "unavailable"];
+
+/** Why a photo could not be read (`failure`: the code, with found and expected for
+ * dice_count, and the server's English message), in the page's language. */
+export function unreadableText(failure) {
+  const known = PHOTO_FAILURES[failure.code];
+  return gettext("The photo could not be read: %(reason)s.", { reason: known ? known(failure) : failure.message });
+}
+
+/** Whether a photo that failed with `code` may have its board's corners placed by hand. */
+export function placeableByHand(code) {
+  return !NOT_PLACEABLE.includes(code);
+}
+
+/** A photo larger than the server takes, refused before it is sent: null when it fits. */
+function tooLargeText(file) {
+  if (file.size <= MAX_PHOTO_BYTES) return null;
+  return gettext("This photo is %(size)s MB; photos of up to %(limit)s MB can be sent. Take it again at a lower resolution, or send a smaller copy.", {
+    size: (file.size / 1e6).toFixed(1),
+    limit: MAX_PHOTO_BYTES / 1e6,
+  });
+}
+
+/** What the page says for a refused upload (`corners`: of corners placed by hand). */
+export function refusalText(response, data, { corners = false } = {}) {
+  const code = data && data.error ? data.error.code : response.status === 413 ? "too_large" : null;
+  const own = (corners ? CORNERS_REFUSALS : UPLOAD_REFUSALS)[code];
+  if (own) return own();
+  if (data && data.error) return data.error.message;
+  return gettext("The server answered %(status)s. Please try again.", { status: response.status });
+}
+
+/** Send a photo's `file` to `url` (the multipart field `photo`): the answer's data, or an
+ * Error whose message the page shows (too large, refused before sending; no network; the
+ * server's refusal). Rooms and the Solve page send theirs alike. */
+export async function sendPhoto(url, file) {
+  const tooLarge = tooLargeText(file);
+  if (tooLarge) throw new Error(tooLarge);
+  const body = new FormData();
+  body.append("photo", file);
+  let response;
+  try {
+    response = await fetch(url, { method: "POST", body, credentials: "same-origin" });
+  } catch {
+    throw new Error(gettext("Could not reach the server. Check your connection and try again."));
+  }
+  let data = null;
+  try {
+    data = await response.json();
+  } catch {
+    // not JSON: a proxy's error page
+  }
+  if (!response.ok || !data || !data.photo) throw new Error(refusalText(response, data));
+  return data;
+}
+
+/** The wait for the server's reader to load (`progress` 0-99), as the page says it. */
+export function readerProgressText(progress) {
+  const figure = new Intl.NumberFormat(pageLanguage(), { style: "percent" }).format(progress / 100);
+  return gettext("Getting the photo reader ready (it starts with the server): %(progress)s", { progress: figure });
+}
+
 export class PhotoView {
   constructor(elements, { code, store, onUseBoard, onLearn }) {
     this.el = elements;
@@ -129,41 +193,13 @@ export class PhotoView {
     this.closeCorners({ restore: false }); // a new photo replaces the one being placed
     this.failedPhotoId = null;
     this.el.place.hidden = true;
-    if (file.size > MAX_PHOTO_BYTES) {
-      this.failed(
-        gettext("This photo is %(size)s MB; photos of up to %(limit)s MB can be sent. Take it again at a lower resolution, or send a smaller copy.", {
-          size: (file.size / 1e6).toFixed(1),
-          limit: MAX_PHOTO_BYTES / 1e6,
-        }),
-      );
-      return;
-    }
     this.waitingText = null;
     this.setStatus(gettext("Sending the photo (%(size)s MB)…", { size: (file.size / 1e6).toFixed(1) }), true);
-    const body = new FormData();
-    body.append("photo", file);
-    let response;
-    let data = null;
+    let data;
     try {
-      response = await fetch(`/api/rooms/${this.code}/photos`, { method: "POST", body, credentials: "same-origin" });
-    } catch {
-      this.failed(gettext("Could not reach the server. Check your connection and try again."));
-      return;
-    }
-    try {
-      data = await response.json();
-    } catch {
-      // not JSON: a proxy's error page
-    }
-    if (!response.ok) {
-      const code = data && data.error ? data.error.code : response.status === 413 ? "too_large" : null;
-      const own = UPLOAD_REFUSALS[code];
-      const message = own
-        ? own()
-        : data && data.error
-          ? data.error.message
-          : gettext("The server answered %(status)s. Please try again.", { status: response.status });
-      this.failed(message);
+      data = await sendPhoto(`/api/rooms/${this.code}/photos`, file);
+    } catch (error) {
+      this.failed(error.message);
       return;
     }
     this.photoId = data.photo.id;
@@ -241,8 +277,7 @@ export class PhotoView {
       return;
     }
     this.progress.value = progress;
-    const figure = new Intl.NumberFormat(pageLanguage(), { style: "percent" }).format(progress / 100);
-    this.setStatus(gettext("Getting the photo reader ready (it starts with the server): %(progress)s", { progress: figure }), true);
+    this.setStatus(readerProgressText(progress), true);
   }
 
   showReading(reading) {
@@ -290,13 +325,11 @@ export class PhotoView {
 
   unreadable(event) {
     this.stopWaiting();
-    const known = PHOTO_FAILURES[event.code];
-    const reason = known ? known(event) : event.message;
-    this.failed(gettext("The photo could not be read: %(reason)s.", { reason }));
+    this.failed(unreadableText(event));
     this.failureText = this.el.error.textContent;
     // A picture with no board found: its corners may be placed by hand (not for files
     // that are no picture at all, or gone).
-    const handPlaceable = !["not_an_image", "damaged", "too_large", "too_small", "lost", "unavailable"].includes(event.code);
+    const handPlaceable = placeableByHand(event.code);
     if (handPlaceable) this.failedPhotoId = event.photo_id;
     this.el.place.hidden = !handPlaceable;
   }
@@ -355,8 +388,7 @@ export class PhotoView {
     this.corners.setBusy(false);
     if (!response.ok) {
       const code = data && data.error ? data.error.code : null;
-      const own = CORNERS_REFUSALS[code];
-      this.setError(capitalise(own ? own() : data && data.error ? data.error.message : gettext("The server answered %(status)s. Please try again.", { status: response.status })));
+      this.setError(capitalise(refusalText(response, data, { corners: true })));
       if (code === "photo_outdated" || code === "photo_not_found") this.closeCorners();
       return;
     }
