@@ -1,5 +1,6 @@
 """Staff pages for dictionaries: upload, rules, single-word edits, compile status and report,
-versions and the rounds that used them, a look-up box, and a "recompile" action.
+versions and the rounds that used them, a look-up box, and a "recompile" action; and the
+theme lists rounds may be played with (upload or text box).
 
 Only staff reach these (``admin_site.admin_view`` and the model permissions).
 """
@@ -23,9 +24,10 @@ from dictionaries.forms import (
     DictionaryAdminForm,
     DictionaryEditForm,
     DictionaryEditFormSet,
+    ThemeListAdminForm,
     WordForm,
 )
-from dictionaries.models import Dictionary, DictionaryEdit
+from dictionaries.models import Dictionary, DictionaryEdit, ThemeList
 from solver.errors import WordListError
 
 # Fields whose change makes the saved dictionary compile again.
@@ -391,3 +393,43 @@ class DictionaryAdmin(admin.ModelAdmin):
                 request, f"{stored!r} {verb} {dictionary.name}; recompiled.", messages.SUCCESS
             )
         return back
+
+
+# A theme list longer than this is not put in the change page's text box: the page would
+# be megabytes, and sending it back over Django's form limit (2.5 MB). Upload a file instead.
+THEME_TEXT_BOX_MAX_CHARS = 1 * 2**20
+# Words the change page shows of a list too long for the text box.
+THEME_WORDS_SHOWN = 50
+
+
+@admin.register(ThemeList)
+class ThemeListAdmin(admin.ModelAdmin):
+    form = ThemeListAdminForm
+    list_display = ("name", "title", "language", "word_count", "enabled", "updated_at")
+    list_filter = ("enabled", "language")
+    search_fields = ("name", "title")
+
+    def get_fields(self, request: HttpRequest, obj: ThemeList | None = None):
+        words = "words_summary" if self._too_long(obj) else "words"
+        return ("name", "title", "language", "enabled", "upload", words)
+
+    def get_readonly_fields(self, request: HttpRequest, obj: ThemeList | None = None):
+        fields = ("words_summary",) if self._too_long(obj) else ()
+        # Rooms choose a list by name: it is set once.
+        return (*fields, "name") if obj is not None else fields
+
+    @staticmethod
+    def _too_long(obj: ThemeList | None) -> bool:
+        return obj is not None and len(obj.words) > THEME_TEXT_BOX_MAX_CHARS
+
+    @admin.display(description="words")
+    def word_count(self, obj: ThemeList) -> str:
+        return f"{obj.words.count(chr(10)) + 1 if obj.words else 0:,}"
+
+    @admin.display(description="words")
+    def words_summary(self, obj: ThemeList) -> str:
+        shown = ", ".join(obj.words.split("\n", THEME_WORDS_SHOWN)[:THEME_WORDS_SHOWN])
+        return (
+            f"{self.word_count(obj)} words, too many to edit here (upload a file to replace"
+            f" them): {shown}, …"
+        )

@@ -9,6 +9,7 @@ class DictionariesConfig(AppConfig):
 
     def ready(self) -> None:
         from dictionaries.services import register_builtins_after_migrate
+        from dictionaries.themes import MAX_THEME_LIST_BYTES
         from solver.compiler import MAX_WORDLIST_BYTES
         from web.body_limit import allow_upload
 
@@ -16,6 +17,14 @@ class DictionariesConfig(AppConfig):
         allow_upload(
             r"/admin/dictionaries/dictionary/(add|[^/]+/change)/",
             MAX_WORDLIST_BYTES,
+            staff_only=True,
+        )
+
+        # A theme list's words (dictionaries.themes): twice the list's limit, so that a file
+        # a little over it gets the form's message rather than a bare 413.
+        allow_upload(
+            r"/admin/dictionaries/themelist/(add|[^/]+/change)/",
+            2 * MAX_THEME_LIST_BYTES,
             staff_only=True,
         )
 

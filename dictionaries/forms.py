@@ -1,13 +1,14 @@
-"""Admin forms: a dictionary with its word-list upload, a single-word edit, the look-up box."""
+"""Admin forms: a dictionary with its word-list upload, a single-word edit, the look-up box,
+a theme list with its upload."""
 
 from __future__ import annotations
 
 from django import forms
 from django.core.exceptions import ValidationError
 
-from dictionaries import files, services
+from dictionaries import files, services, themes
 from dictionaries.exceptions import UnusableWordList
-from dictionaries.models import Dictionary, DictionaryEdit
+from dictionaries.models import Dictionary, DictionaryEdit, ThemeList
 from solver import compiler
 from solver.errors import WordListError
 
@@ -119,3 +120,45 @@ class WordForm(forms.Form):
     word = forms.CharField(max_length=72)
     do = forms.ChoiceField(choices=[(action, action) for action in ACTIONS])
     note = forms.CharField(max_length=200, required=False)
+
+
+class ThemeListAdminForm(forms.ModelForm):
+    """A theme list: its words from an uploaded file (which wins) or the text box, checked
+    (``dictionaries.themes.check_theme_words``) and stored one per line."""
+
+    upload = forms.FileField(
+        required=False,
+        label="Word file",
+        help_text="Plain text in UTF-8, one word per line; replaces the words below. At most "
+        f"{themes.MAX_THEME_LIST_BYTES // 2**20} MiB and {themes.MAX_THEME_LIST_WORDS:,} words.",
+    )
+
+    class Meta:
+        model = ThemeList
+        fields = "__all__"
+
+    def clean(self):
+        cleaned = super().clean()
+        upload = cleaned.get("upload")
+        if upload is not None:
+            if upload.size > themes.MAX_THEME_LIST_BYTES:
+                self.add_error(
+                    "upload",
+                    f"the file is larger than {themes.MAX_THEME_LIST_BYTES // 2**20} MiB",
+                )
+                return cleaned
+            source, field = upload.read(), "upload"
+        elif "words" in self.fields:
+            source, field = cleaned.get("words") or "", "words"
+        else:
+            return cleaned  # too long to edit here: the stored words stay
+        try:
+            cleaned["words"] = themes.check_theme_words(source)
+        except UnusableWordList as error:
+            self.add_error(field, str(error))
+        return cleaned
+
+    def save(self, commit: bool = True):
+        if "words" in self.cleaned_data:  # the upload's words, when there is one
+            self.instance.words = self.cleaned_data["words"]
+        return super().save(commit)

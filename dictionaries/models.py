@@ -261,3 +261,31 @@ class DictionaryEdit(models.Model):
 
     def __str__(self) -> str:
         return f"{self.action} {self.word}"
+
+
+class ThemeList(models.Model):
+    """A list of words on one theme (animals, a dialect) that staff upload: a round whose
+    theme is this list counts only the dictionary's words that are on it
+    (``games.room_themes``). The words are kept as written, one per line, and put in a
+    round's dictionary form (``solver.wordrules.normalise_word``) when used."""
+
+    name = models.SlugField(
+        max_length=64, unique=True, help_text="What rooms and the API call it, e.g. animals."
+    )
+    title = models.CharField(max_length=100, help_text="Shown to players, e.g. Animals.")
+    language = models.CharField(
+        max_length=16, blank=True, help_text="Language code of its words, e.g. en, fr, nl."
+    )
+    words = models.TextField(
+        blank=True,
+        help_text="One word per line. Paste up to 1 MiB here; upload a file for a longer list.",
+    )
+    enabled = models.BooleanField(default=True, help_text="Offered to rooms.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["title", "name"]
+
+    def __str__(self) -> str:
+        return self.name

@@ -19,7 +19,7 @@ from django.utils.translation import gettext as _
 from games import events, presenters, state
 from games.checks import check_host, is_int
 from games.exceptions import RoundNotFound, WrongRoundState
-from games.messages import verdict_text
+from games.messages import theme_reason_text, verdict_text
 from games.models import (
     Challenge,
     Player,
@@ -31,6 +31,7 @@ from games.room_dictionaries import (
     house_words,
     word_list_for_round,
 )
+from games.room_themes import on_theme, round_theme
 from games.rounds import score_words
 from solver.board import parse_board
 from solver.judge import (
@@ -64,7 +65,8 @@ def check_challenge(player: Player, word: Any, round_number: Any) -> tuple[Round
         raise WrongRoundState(_("the game has ended: its standing is final"))
     if round_.status != Round.Status.ENDED:
         raise WrongRoundState(_("challenges come with the results, once the round has ended"))
-    judged = normalise_entry(word, word_list_for_round(round_)) or word.strip().lower()
+    word_list = word_list_for_round(round_)
+    judged = normalise_entry(word, word_list) or word.strip().lower()
     verdicts = set(
         Submission.objects.filter(round=round_, player=player, word=judged).values_list(
             "verdict", flat=True
@@ -92,6 +94,13 @@ def check_challenge(player: Player, word: Any, round_number: Any) -> tuple[Round
         raise InvalidInput(
             _("%(word)r is not on the board either: accepting it changes nothing")
             % {"word": judged}
+        )
+    # A themed round counts only its theme's words (games.room_themes), accepted or not.
+    theme = round_theme(round_)
+    if theme is not None and not on_theme(round_, [judged], word_list.rules):
+        raise InvalidInput(
+            _("%(word)r is off the round's theme (%(reason)s): accepting it changes nothing")
+            % {"word": judged, "reason": theme_reason_text(theme)}
         )
     earlier = Challenge.objects.filter(round=round_, word=judged).select_related("player").first()
     if earlier is not None:

@@ -12,9 +12,13 @@ from django.utils.translation import gettext as _
 from games import coop, modes
 from games.exceptions import NicknameTaken, NotAPlayer, NotHost, RoomNotFound
 from games.models import (
+    MAX_CHESS_SECONDS,
     MAX_ROUND_SECONDS,
+    MAX_SHRINK_SECONDS,
     MAX_WORD_LENGTH,
+    MIN_CHESS_SECONDS,
     MIN_ROUND_SECONDS,
+    MIN_SHRINK_SECONDS,
     MIN_WORD_LENGTH,
     NICKNAME_MAX_LENGTH,
     BoardSize,
@@ -31,9 +35,12 @@ from games.nicknames import (
 from games.room_dictionaries import (
     available_dictionaries,
 )
+from games.room_themes import available_theme_lists
 from solver.board import Board, parse_board
 from solver.dice import DICE_SETS
 from solver.errors import SolverError
+from solver.themes import LETTER_RULES, Rule
+from solver.themes import LETTERS as THEME_LETTERS
 from web import text
 from web.errors import InvalidInput
 
@@ -169,10 +176,15 @@ def check_settings(room: Room, changes: Any) -> dict[str, Any]:
         "dictionary",
         "cancel_duplicates",
         "instant_verdicts",
+        "paper",
         "ready_check",
         "mode",
         "coop_goal",
         "team_count",
+        "chess_seconds",
+        "shrink_seconds",
+        "shrink_floor",
+        *THEME_FIELDS,
     }
     known |= {name for part in _settings_parts for name in part.fields}
     unknown = sorted(set(changes) - known)
@@ -228,7 +240,7 @@ def check_settings(room: Room, changes: Any) -> dict[str, Any]:
             names = ", ".join(available_dictionaries())
             raise InvalidInput(_("dictionary is one of %(names)s") % {"names": names})
         cleaned["dictionary"] = changes["dictionary"]
-    for flag in ("cancel_duplicates", "instant_verdicts", "ready_check"):
+    for flag in ("cancel_duplicates", "instant_verdicts", "ready_check", "paper"):
         if flag in changes:
             if not isinstance(changes[flag], bool):
                 raise InvalidInput(f"{flag} is true or false")
@@ -252,7 +264,78 @@ def check_settings(room: Room, changes: Any) -> dict[str, Any]:
                 _("team_count is %(min)s to %(max)s") % {"min": MIN_TEAMS, "max": MAX_TEAMS}
             )
         cleaned["team_count"] = count
+    if "chess_seconds" in changes:
+        seconds = changes["chess_seconds"]
+        if not is_int(seconds) or not MIN_CHESS_SECONDS <= seconds <= MAX_CHESS_SECONDS:
+            raise InvalidInput(
+                _("chess_seconds is each player's time: %(min)s to %(max)s seconds")
+                % {"min": MIN_CHESS_SECONDS, "max": MAX_CHESS_SECONDS}
+            )
+        cleaned["chess_seconds"] = seconds
+    if "shrink_seconds" in changes:
+        step = changes["shrink_seconds"]
+        if not is_int(step) or not (step == 0 or MIN_SHRINK_SECONDS <= step <= MAX_SHRINK_SECONDS):
+            raise InvalidInput(
+                _("shrink_seconds is 0 (off) or %(min)s to %(max)s")
+                % {"min": MIN_SHRINK_SECONDS, "max": MAX_SHRINK_SECONDS}
+            )
+        cleaned["shrink_seconds"] = step
+    if "shrink_floor" in changes:
+        floor = changes["shrink_floor"]
+        if not is_int(floor) or not MIN_ROUND_SECONDS <= floor <= MAX_ROUND_SECONDS:
+            raise InvalidInput(
+                _("shrink_floor is %(min)s to %(max)s seconds")
+                % {"min": MIN_ROUND_SECONDS, "max": MAX_ROUND_SECONDS}
+            )
+        cleaned["shrink_floor"] = floor
+    if THEME_FIELDS & changes.keys():
+        cleaned.update(check_theme_settings(room, changes))
     return cleaned
+
+
+# The settings of the themed word rules (games.room_themes).
+THEME_FIELDS = frozenset({"theme", "theme_letter", "theme_list"})
+
+
+def check_theme_settings(room: Room, changes: dict[str, Any]) -> dict[str, Any]:
+    """The theme fields of a settings change, checked together: a letter rule needs its
+    letter, the list rule a theme list the room may choose."""
+    cleaned: dict[str, Any] = {}
+    if "theme" in changes:
+        rule = changes["theme"]
+        if not isinstance(rule, str) or rule not in set(Rule):
+            raise InvalidInput(
+                _("theme is one of %(themes)s") % {"themes": ", ".join(rule for rule in Rule)}
+            )
+        cleaned["theme"] = rule
+    if "theme_letter" in changes:
+        letter = changes["theme_letter"] or ""
+        # A phone's keyboard may send a capital: the rule's letter is the same.
+        if not isinstance(letter, str) or (
+            letter and (len(letter) != 1 or letter.lower() not in THEME_LETTERS)
+        ):
+            raise InvalidInput(_("theme_letter is one letter, a to z"))
+        cleaned["theme_letter"] = letter.lower()
+    lists = available_theme_lists()
+    if "theme_list" in changes:
+        name = changes["theme_list"] or ""
+        if not isinstance(name, str) or (name and name not in lists):
+            raise InvalidInput(_theme_lists_text(lists))
+        cleaned["theme_list"] = name
+    rule = cleaned.get("theme", room.theme)
+    if rule in LETTER_RULES and not cleaned.get("theme_letter", room.theme_letter):
+        raise InvalidInput(
+            _("the %(theme)s theme needs a theme_letter: one letter, a to z") % {"theme": rule}
+        )
+    if rule == Rule.LIST and cleaned.get("theme_list", room.theme_list) not in lists:
+        raise InvalidInput(_theme_lists_text(lists))
+    return cleaned
+
+
+def _theme_lists_text(lists: dict[str, str]) -> str:
+    if not lists:
+        return _("theme_list names a theme list, and there is none yet: staff add them")
+    return _("theme_list is one of %(names)s") % {"names": ", ".join(lists)}
 
 
 # How many teams a room in teams mode plays in (games.teams).

@@ -11,7 +11,7 @@ from before, words accepted on a challenge) are looked up here.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Container, Iterable
 from functools import lru_cache
 
 from games.room_dictionaries import dictionary_language
@@ -57,6 +57,21 @@ def common_in(words: Iterable[str], dictionary: str) -> frozenset[str]:
     if zipf is None:
         return frozenset(words)
     return common_words(words, lambda word: zipf.get(word, 0.0), COMMON_ZIPF)
+
+
+class _EveryWord:
+    """Every word: the common words of a language without a frequency list."""
+
+    def __contains__(self, word: object) -> bool:
+        return True
+
+
+def common_lookup(dictionary: str) -> Container[str]:
+    """The common words of the dictionary's language to look words up in one at a time (a
+    theme of common words, games.room_themes): the same words as ``common_in`` finds,
+    every word where the language has no frequency list."""
+    zipf = _zipf_of_common(dictionary_language(dictionary))
+    return _EveryWord() if zipf is None else zipf.keys()
 
 
 def zipf_of(dictionary: str) -> Callable[[str], float]:

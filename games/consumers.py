@@ -27,6 +27,7 @@ from games import (
     background,
     challenges,
     checks,
+    chess_turns,
     common_words,
     events,
     hints,
@@ -70,7 +71,7 @@ SIDE_BY_SIDE = frozenset({"submit", "ping"})
 MAX_IN_FLIGHT = 32
 
 # Room events after which this process reloads the room's running round (games.live).
-ROUND_CHANGES = frozenset({"round.preparing", "round.started", "round.ended"})
+ROUND_CHANGES = frozenset({"round.preparing", "round.started", "round.time_up", "round.ended"})
 # Events after which a round's results may read differently (games.results_cache).
 RESULTS_CHANGES = frozenset(
     {"challenge.opened", "challenge.voted", "challenge.ruled", "round.rescored"}
@@ -511,6 +512,11 @@ class RoomConsumer(AsyncWebsocketConsumer):
         )
         return {"type": "ok", "request": "choose_team", "team": team}
 
+    async def _on_skip_player(self, message: dict) -> dict:
+        """The host puts out a chess round's player who is away (games.chess_turns)."""
+        await in_thread(chess_turns.do_skip_player)(self.me, message.get("player_id"))
+        return {"type": "ok", "request": "skip_player"}
+
     async def _on_ping(self, message: dict) -> dict:
         pong = {"type": "pong", "client_time": message.get("client_time")}
         version = await latest_versions.latest_version(self.my_room.pk)
@@ -542,6 +548,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         "ready": _on_ready,
         "force_start": _on_force_start,
         "choose_team": _on_choose_team,
+        "skip_player": _on_skip_player,
         "ping": _on_ping,
     }
 

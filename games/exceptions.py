@@ -14,6 +14,8 @@ ClientError (web.errors)
  ├── WaitingListFull     409 too many newcomers already wait at a locked room
  ├── NoJoinRequest       404 this device is not waiting to join the room
  ├── WrongRoundState     409 e.g. starting a round while one is running
+ ├── TeamsIncomplete     409 a teams round without players in two teams
+ ├── NotEnoughPlayers    409 a chess-clock round with fewer than two players
  ├── HintsNotOffered     400 a hint asked for outside a solo practice room (games.hints)
  └── NoHintLeft          400 every word of the board is found or shown as far as hints go
 """
@@ -76,6 +78,13 @@ class TeamsIncomplete(ClientError):
     """A teams round cannot start: fewer than two teams have players (games.teams)."""
 
     code = "teams_incomplete"
+    status = 409
+
+
+class NotEnoughPlayers(ClientError):
+    """A chess-clock round cannot start: fewer than two players (games.chess_turns)."""
+
+    code = "not_enough_players"
     status = 409
 
 

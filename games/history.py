@@ -15,7 +15,7 @@ from typing import Any
 
 from django.db.models import Sum
 
-from games import coop, modes, team_figures, teams
+from games import chess, coop, modes, team_figures, teams
 from games.awards import game_awards
 from games.models import Player, Room, Round, Submission
 from games.presenters import timestamp_ms
@@ -43,6 +43,7 @@ def round_list(room: Room) -> list[dict[str, Any]]:
             "mode",
             "coop_goal",
             "teams",
+            "chess",
         )
     )
     points: dict[int, dict[int, int]] = defaultdict(dict)
@@ -68,6 +69,9 @@ def round_list(room: Room) -> list[dict[str, Any]]:
             (pid for pid, score in scores.items() if top and score == top),
             key=lambda pid: nicknames.get(pid, "").lower(),
         )
+        game = chess.ChessGame.of(round_)
+        if game is not None and game.clock is not None and game.clock.winner is not None:
+            winners = [game.clock.winner]  # a chess round is won on the clock, not on points
         listed.append(
             {
                 "number": round_.number,

@@ -31,11 +31,12 @@ from dataclasses import dataclass, field, replace
 
 from django.db import InterfaceError, OperationalError, connection, transaction
 
-from games import common_words, modes
+from games import common_words, modes, room_themes
 from games.models import Round, Submission
 from games.room_dictionaries import house_words, word_list_for_round
 from solver.board import Board, parse_board
 from solver.judge import Verdict
+from solver.themes import Theme
 from solver.wordlist import WordList
 
 # Refused entries wait at most this long (seconds) before they are written: under the grace
@@ -96,6 +97,16 @@ class LiveRound:
     # the board's words (``solution_words``) it has found.
     co_op: bool = False
     solution_words: frozenset[str] = frozenset()
+    # Themed rounds (games.room_themes): the theme, and the words it counts (the round's
+    # themed solution and the room's house words it allows), so judging is one look-up.
+    theme: Theme | None = None
+    on_theme: frozenset[str] | None = None
+    # Paper rounds (games.paper): entries are the written lists, taken once the writing
+    # time (``ends_at``) is over and until the host ends the round.
+    paper: bool = False
+    # Chess-clock rounds (games.chess_turns): whose turn it is is read on the round's row
+    # for each entry; ``ends_at`` is None, since the round's is its running clock's flag.
+    chess: bool = False
     # Player id -> words accepted for them (this round).
     accepted: dict[int, set[str]] = field(default_factory=dict)
     # (player id, client_id) -> (word, verdict) of every answered entry with an id.
@@ -111,9 +122,11 @@ class LiveRound:
 
     def in_time(self, received_at: float) -> bool:
         """Whether an entry that reached the server at ``received_at`` counts."""
-        return self.ends_at is None or received_at < self.ends_at
+        return self.paper or self.ends_at is None or received_at < self.ends_at
 
     def started(self, received_at: float) -> bool:
+        if self.paper:  # the lists are entered once the writing time is over
+            return self.ends_at is not None and received_at >= self.ends_at
         return received_at >= self.starts_at
 
 
@@ -144,7 +157,8 @@ def next_deadline() -> float | None:
         deadlines = [
             live.ends_at
             for live in _rounds_by_room.values()
-            if live.ends_at is not None and not live.stale
+            # A paper round's deadline opens its lists: nothing ends then (games.paper).
+            if live.ends_at is not None and not live.stale and not live.paper
         ]
     return min(deadlines, default=None)
 
@@ -182,21 +196,34 @@ def load(room_id: int) -> Round | LiveRound | None:
     )
     if round_ is None or round_.status != Round.Status.RUNNING or round_.starts_at is None:
         return round_
+    word_list = word_list_for_round(round_)
+    room_words = house_words(room_id, round_.dictionary)
+    theme = room_themes.round_theme(round_)
+    on_theme = None
+    if theme is not None:
+        solution = frozenset(entry[0] for entry in round_.solution or [])
+        on_theme = solution | room_themes.on_theme(round_, room_words, word_list.rules)
     live = LiveRound(
         id=round_.id,
         room_id=room_id,
         starts_at=round_.starts_at.timestamp(),
-        ends_at=round_.ends_at.timestamp() if round_.ends_at else None,
+        ends_at=round_.ends_at.timestamp()
+        if round_.ends_at and round_.mode != modes.CHESS
+        else None,
         board=parse_board(round_.board),
-        word_list=word_list_for_round(round_),
+        word_list=word_list,
         min_length=round_.min_length,
         instant_verdicts=round_.instant_verdicts,
-        house_words=house_words(room_id, round_.dictionary),
+        house_words=room_words,
         common=common_words.round_common_words(round_.solution or [], round_.dictionary),
         solution_words=frozenset(entry[0] for entry in round_.solution or [])
         if round_.mode == modes.COOP
         else frozenset(),
         co_op=round_.mode == modes.COOP,
+        theme=theme,
+        on_theme=on_theme,
+        paper=round_.paper,
+        chess=round_.mode == modes.CHESS,
     )
     live.board.neighbours()  # computed (and cached by the solver) once, not per word
     stored = Submission.objects.filter(round_id=round_.id).values_list(

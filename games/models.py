@@ -17,8 +17,10 @@ from django.utils import timezone
 
 from games import coop, modes
 from games.nicknames import nickname_key
+from solver.clocks import round_length
 from solver.dice import default_dice_set
 from solver.scoring import default_min_length
+from solver.themes import Rule
 
 if TYPE_CHECKING:
     from django_stubs_ext import WithAnnotations
@@ -30,6 +32,13 @@ ROOM_CODE_LENGTH = 8
 DEFAULT_ROUND_SECONDS = 180
 MIN_ROUND_SECONDS = 30
 MAX_ROUND_SECONDS = 30 * 60
+# Each player's clock in chess-clock rooms (solver.chess_clock), in seconds.
+DEFAULT_CHESS_SECONDS = 60
+MIN_CHESS_SECONDS = 20
+MAX_CHESS_SECONDS = 300
+# The shrinking clock's step (seconds per round; 0 is off).
+MIN_SHRINK_SECONDS = 5
+MAX_SHRINK_SECONDS = 600
 # A room's shortest word: the word lists and the points table start at 3 letters.
 MIN_WORD_LENGTH = 3
 MAX_WORD_LENGTH = 8
@@ -95,10 +104,30 @@ class Room(models.Model):
     )
     mode = models.CharField(
         max_length=16,
-        choices=[(modes.CLASSIC, "classic"), (modes.COOP, "co-op"), (modes.TEAMS, "teams")],
+        choices=[
+            (modes.CLASSIC, "classic"),
+            (modes.COOP, "co-op"),
+            (modes.TEAMS, "teams"),
+            (modes.CHESS, "chess clock"),
+        ],
         default=modes.CLASSIC,
         help_text="co-op: the room plays as one team against the board (games.coop); teams:"
-        " in teams against each other (games.teams).",
+        " in teams against each other (games.teams); chess clock: in turns, each player"
+        " against their own clock (games.chess).",
+    )
+    chess_seconds = models.PositiveSmallIntegerField(
+        default=DEFAULT_CHESS_SECONDS,
+        validators=[
+            MinValueValidator(MIN_CHESS_SECONDS),
+            MaxValueValidator(MAX_CHESS_SECONDS),
+        ],
+        help_text=f"Chess clock: each player's time, {MIN_CHESS_SECONDS} to"
+        f" {MAX_CHESS_SECONDS} seconds.",
+    )
+    paper = models.BooleanField(
+        default=False,
+        help_text="Play on paper: the phones are the round's timer; players write their words"
+        " down and enter their lists when the time is up (games.paper).",
     )
     team_count = models.PositiveSmallIntegerField(
         default=2,
@@ -119,6 +148,29 @@ class Room(models.Model):
         max_length=200,
         blank=True,
         help_text="A board typed in or read from a photo, used by the next round instead of a roll.",
+    )
+    # The shrinking clock (solver.clocks): each round of a game shorter than the one before.
+    shrink_seconds = models.PositiveIntegerField(
+        default=0,
+        help_text=f"0: off; {MIN_SHRINK_SECONDS} to {MAX_SHRINK_SECONDS}: each round of a game"
+        " this much shorter than the one before (timed rounds only).",
+    )
+    shrink_floor = models.PositiveIntegerField(
+        default=MIN_ROUND_SECONDS,
+        help_text=f"{MIN_ROUND_SECONDS} to {MAX_ROUND_SECONDS}: the shrinking clock stops here.",
+    )
+    # Themed word rules (solver.themes), on top of the dictionary.
+    theme = models.CharField(
+        max_length=16,
+        choices=[(rule.value, rule.value) for rule in Rule],
+        default=Rule.NONE.value,
+        help_text="Which of the dictionary's words count (games.room_themes).",
+    )
+    theme_letter = models.CharField(
+        max_length=1, blank=True, help_text="The letter of the contains and starts_with themes."
+    )
+    theme_list = models.CharField(
+        max_length=64, blank=True, help_text="The theme list (its name) of the list theme."
     )
     version = models.PositiveBigIntegerField(
         default=0, help_text="Bumped by every event sent to the room; clients resync on a gap."
@@ -170,6 +222,15 @@ class Room(models.Model):
 
     def effective_min_length(self) -> int:
         return self.min_length or default_min_length(self.rows, self.cols)
+
+    def next_round_seconds(self) -> int | None:
+        """How long the room's next round is: ``round_seconds``, shrunk by the shrinking
+        clock for each round of the current game already started (``new_game`` starts
+        again from the full length). Counts the rounds only when the clock shrinks."""
+        if self.round_seconds is None or not self.shrink_seconds:
+            return self.round_seconds
+        started = Round.objects.filter(room_id=self.pk, game=self.game).count()
+        return round_length(self.round_seconds, started + 1, self.shrink_seconds, self.shrink_floor)
 
 
 class Presence(TypedDict):
@@ -315,6 +376,24 @@ class Round(models.Model):
         blank=True,
         help_text="Teams rounds: each player's team (player id as text -> team), fixed when"
         " the round started (and for players who joined during it).",
+    )
+    theme = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="Themed rounds: the theme copied from the room (solver.themes.Theme.as_dict);"
+        " the solution holds only its words. Empty: every word of the dictionary counts.",
+    )
+    chess = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="Chess-clock rounds (games.chess.ChessGame): each player's seconds, the"
+        " clock (solver.chess_clock) once the countdown is over, and the words played;"
+        " empty in other rounds.",
+    )
+    paper = models.BooleanField(
+        default=False,
+        help_text="Played on paper: words are entered once the time is up, until the host"
+        " scores the lists (games.paper).",
     )
     # The ready check (games.ready): the round is solved and waits for its players from
     # ``ready_since`` until nobody online is waited for, or the host starts it anyway.

@@ -11,13 +11,14 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from games import common_words, coop, modes, room_dictionaries, teams
+from games import chess, common_words, coop, modes, room_dictionaries, teams
 from games.hints import HINT_COST, round_score
 from games.models import Challenge, JoinRequest, Player, Room, Round, Submission
 from solver.board import parse_board
 from solver.common import words_left
 from solver.judge import Verdict
 from solver.scoring import points_table
+from solver.themes import Theme
 
 
 def timestamp_ms(moment: datetime | None) -> int | None:
@@ -53,15 +54,25 @@ def settings_dict(room: Room) -> dict:
         "board_size": room.board_size,
         "dice_set": room.effective_dice_set(dictionary.language),
         "round_seconds": room.round_seconds,
+        # The shrinking clock (solver.clocks), and what it makes of the next round.
+        "shrink_seconds": room.shrink_seconds,
+        "shrink_floor": room.shrink_floor,
+        "next_round_seconds": room.next_round_seconds(),
         # What the lobby shows as the shortest word: never below what the dictionary keeps.
         "min_length": max(room.effective_min_length(), dictionary.min_length),
         "dictionary": room.dictionary,
+        # Themed word rules (games.room_themes) on top of the dictionary.
+        "theme": room.theme,
+        "theme_letter": room.theme_letter or None,
+        "theme_list": room.theme_list or None,
         "cancel_duplicates": room.cancel_duplicates,
         "instant_verdicts": room.instant_verdicts,
         "ready_check": room.ready_check,
         "mode": room.mode,
         "coop_goal": room.coop_goal,
         "team_count": room.team_count,
+        "chess_seconds": room.chess_seconds,
+        "paper": room.paper,
         "next_board": room.next_board or None,
     }
 
@@ -86,8 +97,12 @@ def round_dict(round_: Round, common: frozenset[str] | None = None) -> dict:
         "mode": round_.mode,
         "coop_goal": round_.coop_goal,
         "teams": dict(round_.teams) if round_.mode == modes.TEAMS else None,
+        "chess": chess.chess_dict(round_, timestamp_ms(round_.ended_at)),
+        "theme": round_.theme or None,
+        "paper": round_.paper,
         "starts_at": timestamp_ms(round_.starts_at),
-        "ends_at": timestamp_ms(round_.ends_at),
+        # A chess round's deadline is its running clock's flag: clients read ``chess``.
+        "ends_at": None if round_.mode == modes.CHESS else timestamp_ms(round_.ends_at),
         "ended_at": timestamp_ms(round_.ended_at),
         # String keys: JSON would make them strings anyway, and the Redis channel layer's
         # msgpack refuses int map keys (every socket in the room would close with 1011).
@@ -143,12 +158,22 @@ class ScoredEntry(NamedTuple):
     cancelled: bool
 
 
-def submission_dict(submission: Submission, instant_verdicts: bool = True) -> dict:
+def verdict_reason(verdict: str, theme: Theme | None = None) -> str:
+    """Why an entry does not count, in English (what goes to the whole room): the round's
+    theme says why a word is off it."""
+    if verdict == Verdict.OFF_THEME and theme is not None:
+        return theme.reason
+    return Verdict(verdict).message
+
+
+def submission_dict(
+    submission: Submission, instant_verdicts: bool = True, theme: Theme | None = None
+) -> dict:
     data: dict[str, Any] = {"word": submission.word, "client_id": submission.client_id or None}
     if instant_verdicts:
         data["verdict"] = submission.verdict
         data["accepted"] = submission.verdict == Verdict.ACCEPTED
-        data["reason"] = None if data["accepted"] else Verdict(submission.verdict).message
+        data["reason"] = None if data["accepted"] else verdict_reason(submission.verdict, theme)
     else:
         data["verdict"] = "received"
     return data
@@ -175,6 +200,7 @@ def results_dict(
     ``HINT_COST`` points off the round's score, never below 0; ``team_totals``: in a teams
     round, each team's points over the game up to this round (games.teams)."""
     solution_paths = {entry[0]: entry[2] for entry in round_.solution}
+    theme = Theme.from_dict(round_.theme)
     found_by: dict[str, list[int]] = defaultdict(list)
     per_player: dict[int, dict] = {}
     for player_id, player in players.items():
@@ -212,7 +238,7 @@ def results_dict(
                 {
                     "word": submission.word,
                     "verdict": submission.verdict,
-                    "reason": Verdict(submission.verdict).message,
+                    "reason": verdict_reason(submission.verdict, theme),
                 }
             )
     for player_id, used in (hints_used or {}).items():
@@ -234,9 +260,16 @@ def results_dict(
                 if word["common"] and not word["cancelled"]
             )
             entry["share_of_common_max"] = round(common_points / common_max, 4)
+    # A chess round ranks by its outcome first (games.chess.places); others by points.
+    places = chess.places(round_)
     ranked = sorted(
         per_player.values(),
-        key=lambda e: (-e["round_points"], -e["total_points"], e["nickname"].lower()),
+        key=lambda e: (
+            places.get(e["id"], len(places)),
+            -e["round_points"],
+            -e["total_points"],
+            e["nickname"].lower(),
+        ),
     )
     return {
         "round": round_dict(round_),
@@ -355,6 +388,7 @@ def room_state_dict(
     results: dict | None,
     dictionaries: dict[str, str],
     common: frozenset[str] | None = None,
+    theme_lists: dict[str, str] | None = None,
 ) -> dict:
     """The full picture a client needs after connecting or missing an event (the parts are
     read by ``games.state.room_state``, which calls this). ``results``: the current round's, once it ended;
@@ -364,6 +398,7 @@ def room_state_dict(
         "version": room.version,
         "settings": settings_dict(room),
         "dictionaries": dictionaries,
+        "theme_lists": theme_lists or {},
         "host_id": room.host_id,
         "players": [player_dict(p, totals.get(p.id, 0)) for p in players],
         "round": None,
@@ -378,5 +413,6 @@ def room_state_dict(
             dict(results["round"]) if results is not None else round_dict(current, common)
         )
         instant = current.instant_verdicts or current.status == Round.Status.ENDED
-        state["my_words"] = [submission_dict(s, instant) for s in my_words]
+        theme = Theme.from_dict(current.theme)
+        state["my_words"] = [submission_dict(s, instant, theme) for s in my_words]
     return state

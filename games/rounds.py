@@ -5,16 +5,33 @@ from __future__ import annotations
 
 import logging
 import time
+from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from celery import current_app
 from django.conf import settings
 from django.db import connection, transaction
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from dictionaries.exceptions import DictionaryError
-from games import common_words, events, live, modes, presence, presenters, signals, state, teams
+from dictionaries.models import DictionaryVersion
+from games import (
+    chess_turns,
+    common_words,
+    events,
+    live,
+    modes,
+    paper,
+    presence,
+    presenters,
+    room_themes,
+    signals,
+    state,
+    teams,
+)
 from games.checks import check_host, current_round
 from games.exceptions import WrongRoundState
 from games.models import (
@@ -40,9 +57,10 @@ from solver.judge import (
 )
 from solver.scoring import word_points
 from solver.solve import FoundWord, solve
+from solver.themes import Rule, Theme
 from solver.wordlist import WordList
 from web import gc_tuning, wire
-from web.errors import InvalidInput
+from web.errors import ClientError, InvalidInput
 
 logger = logging.getLogger(__name__)
 
@@ -66,10 +84,79 @@ PREPARE_ROUND_TASK = "games.tasks.prepare_round"
 END_ROUND_TASK = "games.tasks.end_round"
 
 
-@transaction.atomic
 def do_start_round(host: Player) -> Round:
     """Roll (or take the typed) board and start preparing a round; the solution set is
-    computed by a task, which then starts the countdown."""
+    computed by a task, which then starts the countdown. A themed room's board is dealt
+    before the round's transaction (``_deal_ahead``)."""
+    return _start_round(host, _deal_ahead(host))
+
+
+@dataclass(frozen=True)
+class _Dealt:
+    """A rolled board and what it was dealt for (dice set, dictionary version, shortest
+    word, theme): a board dealt ahead is used only if the room still deals the same."""
+
+    board_text: str
+    dealt_for: tuple[Any, ...]
+
+
+def _deal(
+    room: Room,
+    dice_set: str,
+    version: DictionaryVersion,
+    word_list: WordList,
+    min_length: int,
+    theme: Theme | None,
+) -> _Dealt:
+    """Rolled again while the dice spell almost nothing, as players would reshake them (or,
+    themed, almost none of the theme's words: solver.deal)."""
+    allows = None
+    if theme is not None:
+        allows = room_themes.theme_test(theme, room.dictionary, word_list.rules)
+    board = deal_round_board(dice_set, word_list, min_length, allows=allows).board
+    return _Dealt(board.to_text(), (dice_set, version.pk, min_length, theme))
+
+
+def _deal_ahead(host: Player) -> _Dealt | None:
+    """A themed room's next board, dealt outside any transaction: a themed deal may roll
+    a thousand times (a fifth of a second on 4x4, solver.deal), and the round's
+    transaction holds the database's write lock (on SQLite everyone's words wait behind
+    it). None when the room deals quickly (no theme, a typed board) or cannot start a
+    round now; the transaction then deals, or says what is wrong."""
+    room = Room.objects.filter(pk=host.room_id, host_id=host.pk).first()
+    if room is None or room.next_board or room.theme in ("", Rule.NONE):
+        return None
+    latest = current_round(room.pk)
+    if latest is not None and latest.status != Round.Status.ENDED:
+        return None
+    try:
+        version, word_list = _word_list_of(room)
+        theme = room_themes.theme_for_new_round(room)
+    except ClientError:
+        return None
+    dice_set = room.effective_dice_set(dictionary_language(room.dictionary))
+    return _deal(room, dice_set, version, word_list, _min_length(room, version), theme)
+
+
+def _word_list_of(room: Room) -> tuple[DictionaryVersion, WordList]:
+    """The version of the room's dictionary a round starting now keeps (recompiling the
+    dictionary later never changes it), and its word list."""
+    try:
+        version = current_version(room.dictionary)
+        return version, word_list_for_version(version)
+    except (DictionaryError, SolverError) as error:
+        raise InvalidInput(
+            _("the room's dictionary cannot be used: %(error)s") % {"error": error}
+        ) from None
+
+
+def _min_length(room: Room, version: DictionaryVersion) -> int:
+    # A list that keeps no shorter words makes the round's shortest word longer.
+    return max(room.effective_min_length(), version.rules.get("min_length", 1))
+
+
+@transaction.atomic
+def _start_round(host: Player, ahead: _Dealt | None) -> Round:
     check_host(host)
     room = Room.objects.select_for_update().get(pk=host.room_id)
     previous = current_round(room.pk)
@@ -79,26 +166,29 @@ def do_start_round(host: Player) -> Round:
         raise WrongRoundState(_("the game has ended: no more rounds in this room"))
     if previous is not None and previous.status != Round.Status.ENDED:
         raise WrongRoundState(_("a round is already under way"))
-    try:
-        # The round keeps this version: recompiling the dictionary later never changes it.
-        version = current_version(room.dictionary)
-        word_list = word_list_for_version(version)
-    except (DictionaryError, SolverError) as error:
-        raise InvalidInput(
-            _("the room's dictionary cannot be used: %(error)s") % {"error": error}
-        ) from None
-    # A list that keeps no shorter words makes the round's shortest word longer.
-    min_length = max(room.effective_min_length(), version.rules.get("min_length", 1))
-    if room.next_board:
+    version, word_list = _word_list_of(room)
+    min_length = _min_length(room, version)
+    # Refused here when its theme list is gone, typed board or not.
+    theme = room_themes.theme_for_new_round(room)
+    if room.next_board:  # a typed or photographed board is played as it is, theme or not
         board_text, dice_set = room.next_board, ""
     else:
-        # Rolled again while the dice spell almost nothing, as players would reshake them.
         dice_set = room.effective_dice_set(dictionary_language(room.dictionary))
-        board_text = deal_round_board(dice_set, word_list, min_length).board.to_text()
+        dealt_for = (dice_set, version.pk, min_length, theme)
+        if ahead is None or ahead.dealt_for != dealt_for:
+            ahead = _deal(room, dice_set, version, word_list, min_length, theme)
+        board_text = ahead.board_text
+    # The shrinking clock: this round's length, by the rounds of the game before it.
+    seconds = room.next_round_seconds()
     board = parse_board(board_text)
     co_op = room.mode == modes.COOP
     # Everyone has a team, two teams at least have players (else TeamsIncomplete).
     round_teams = teams.teams_for_new_round(room) if room.mode == modes.TEAMS else {}
+    # Chess clock (games.chess_turns): two players at least; each word is unique (nothing
+    # cancels) and passes the turn at once; the players' clocks replace the round's.
+    chess = room.mode == modes.CHESS
+    if chess:
+        chess_turns.check_enough_players(room)
     round_ = Round.objects.create(
         room=room,
         number=number,
@@ -111,18 +201,25 @@ def do_start_round(host: Player) -> Round:
         dictionary=room.dictionary,
         dictionary_version=version,
         # A team's words never cancel each other, and it sees them as they are found.
-        cancel_duplicates=room.cancel_duplicates and not co_op,
-        instant_verdicts=room.instant_verdicts or co_op,
-        round_seconds=room.round_seconds,
+        cancel_duplicates=room.cancel_duplicates and not co_op and not chess,
+        instant_verdicts=room.instant_verdicts or co_op or chess,
+        round_seconds=None if chess else seconds,
+        chess=chess_turns.new_game(room) if chess else None,
         mode=room.mode,
         coop_goal=room.coop_goal if co_op else None,
         teams=round_teams,
         ready_check=room.ready_check,
+        # Chess-clock turns are played on the phones, never on paper.
+        paper=room.paper and room.mode != modes.CHESS,
+        theme=None if theme is None else theme.as_dict(),
     )
     events.emit_to_room(room, "round.preparing", {"round": presenters.round_dict(round_)})
-    if room.next_board:  # a typed or photographed board is used once
+    typed = bool(room.next_board)
+    if typed:  # a typed or photographed board is used once
         room.next_board = ""
         room.save(update_fields=["next_board"])
+    # The settings say how long the next round is: one round on, it is shorter.
+    if typed or (room.shrink_seconds and room.round_seconds):
         events.emit_to_room(room, "settings.changed", {"settings": presenters.settings_dict(room)})
     transaction.on_commit(lambda: _enqueue_prepare(round_.id))
     return round_
@@ -138,7 +235,11 @@ def do_prepare_round(round_id: int) -> bool:
     round_ = Round.objects.filter(pk=round_id).select_related("room").first()
     if round_ is None or round_.status != Round.Status.PREPARING or round_.ready_since:
         return False
-    words = _solve(round_, word_list_for_round(round_))
+    word_list = word_list_for_round(round_)
+    words = _solve(round_, word_list)
+    if round_.theme:  # only the theme's words are the round's: its counts, hints, maximum
+        themed = room_themes.on_theme(round_, (w.word for w in words), word_list.rules)
+        words = [w for w in words if w.word in themed]
     # Which words most players know (games.common_words): stored with each word.
     common = common_words.common_in((w.word for w in words), round_.dictionary)
     solved = {
@@ -174,6 +275,8 @@ def start_countdown(round_id: int, solved: dict | None = None) -> bool:
         round_ = Round.objects.select_related("room").get(pk=round_id)
         seconds = round_.round_seconds
         ends_at = starts_at + timedelta(seconds=seconds) if seconds else None
+        if round_.mode == modes.CHESS:  # the enders start its clock then (games.chess_turns)
+            ends_at = starts_at
         updated = Round.objects.filter(pk=round_id, status=Round.Status.PREPARING).update(
             **(solved or {}),
             status=Round.Status.RUNNING,
@@ -185,7 +288,7 @@ def start_countdown(round_id: int, solved: dict | None = None) -> bool:
             return False
         round_.refresh_from_db()
         events.emit_to_room(round_.room, "round.started", {"round": presenters.round_dict(round_)})
-        if ends_at is not None:
+        if ends_at is not None and not round_.paper:  # paper: the host ends it (games.paper)
             transaction.on_commit(lambda: _schedule_end(round_id, ends_at))
     return True
 
@@ -220,23 +323,32 @@ def _queue(task_name: str, round_id: int, eta: datetime | None = None) -> None:
 
 
 def do_end_round_now(host: Player) -> bool:
-    """The host stops the clock (untimed rounds, or a physical game that is over)."""
+    """The host stops the clock (untimed rounds, or a physical game that is over). In a
+    paper round whose players still write, it stops the writing: the lists' entry opens
+    (``games.paper``); the next ``end_round`` scores the lists."""
     check_host(host)
     round_ = current_round(host.room_id)
     if round_ is None or round_.status != Round.Status.RUNNING:
         raise WrongRoundState(_("no round is running"))
+    if round_.paper and paper.writing(round_):
+        paper.do_stop_writing(round_)
+        return False
     return do_end_round(round_.id)
 
 
-def do_end_round(round_id: int, wait: bool = True) -> bool:
+def do_end_round(round_id: int, wait: bool = True, deadline: bool = False) -> bool:
     """End and score a round exactly once; False if it had already ended (or never ran).
     See ``end_rounds``."""
-    return bool(end_rounds([round_id], wait=wait))
+    return bool(end_rounds([round_id], wait=wait, deadline=deadline))
 
 
-def end_rounds(round_ids: list[int], wait: bool = True) -> list[int]:
+def end_rounds(round_ids: list[int], wait: bool = True, deadline: bool = False) -> list[int]:
     """End and score each of these rounds exactly once; returns the ids this call ended
     (not those already ended, or never run).
+
+    ``deadline=True`` (the watchers, the end task): called at the rounds' deadlines, where
+    a chess round's clock moves instead (``chess_turns.rounds_to_end``): it ends only once
+    one player is left.
 
     Rooms that started together (a tournament, a class, a load test) end together: their
     rounds end in one transaction of a fixed number of statements, and their results are
@@ -256,17 +368,16 @@ def end_rounds(round_ids: list[int], wait: bool = True) -> list[int]:
     for round_id in round_ids:
         _settle_entries(round_id)
     with gc_tuning.collection_paused():
-        return _end_settled(round_ids, wait)
+        return _end_settled(round_ids, wait, deadline)
 
 
-def _end_settled(round_ids: list[int], wait: bool) -> list[int]:
+def _end_settled(round_ids: list[int], wait: bool, deadline: bool = False) -> list[int]:
     with transaction.atomic():
         # Locking the rows is the gate: of several processes ending the same round at once,
         # exactly one finds it running (SQLite has one writer at a time: always this one).
         running = Round.objects.filter(pk__in=round_ids, status=Round.Status.RUNNING).order_by()
-        ended_ids = list(
-            running.select_for_update(skip_locked=not wait).values_list("id", flat=True)
-        )
+        locked = list(running.select_for_update(skip_locked=not wait).values_list("id", "mode"))
+        ended_ids = chess_turns.rounds_to_end(locked, deadline)
         if not ended_ids:
             return []
         Round.objects.filter(pk__in=ended_ids).update(
@@ -305,10 +416,11 @@ def end_due_rounds(round_id: int) -> bool:
     (rooms that started together end together: one batch instead of one task each, which
     queue behind each other on the workers). False if this round had already ended."""
     others = [due for due in overdue_round_ids() if due != round_id]
-    if round_id in end_rounds([round_id, *others[: ROUNDS_PER_BATCH - 1]], wait=False):
+    batch = [round_id, *others[: ROUNDS_PER_BATCH - 1]]
+    if round_id in end_rounds(batch, wait=False, deadline=True):
         return True
     # Its row was held (a word being stored, another process ending it): wait for it.
-    return do_end_round(round_id)
+    return do_end_round(round_id, deadline=True)
 
 
 def _announce_end(ended: list[Round]) -> None:
@@ -395,11 +507,16 @@ def _set_score(submission_ids: list[int], points: int, cancelled: bool) -> None:
 def overdue_round_ids(lateness: float = END_GRACE_SECONDS) -> list[int]:
     """Running rounds whose deadline passed ``lateness`` seconds ago or more (at least the
     grace for entries that arrived in time)."""
-    cutoff = timezone.now() - timedelta(seconds=max(lateness, END_GRACE_SECONDS))
+    now = timezone.now()
+    cutoff = now - timedelta(seconds=max(lateness, END_GRACE_SECONDS))
+    # A chess clock's flag falls on time wherever workers end the other rounds: no worker
+    # is asked at each flag (games.chess_turns).
+    chess_cutoff = now - timedelta(seconds=END_GRACE_SECONDS)
     return list(
-        Round.objects.filter(
-            status=Round.Status.RUNNING, ends_at__isnull=False, ends_at__lte=cutoff
-        ).values_list("id", flat=True)
+        Round.objects.filter(status=Round.Status.RUNNING, ends_at__isnull=False)
+        .filter(Q(ends_at__lte=cutoff) | Q(mode=modes.CHESS, ends_at__lte=chess_cutoff))
+        .exclude(paper=True)  # its deadline opens the lists' entry; the host ends it
+        .values_list("id", flat=True)
     )
 
 
@@ -412,12 +529,12 @@ def end_overdue_rounds(lateness: float = END_GRACE_SECONDS) -> int:
     for start in range(0, len(overdue), ROUNDS_PER_BATCH):
         batch = overdue[start : start + ROUNDS_PER_BATCH]
         try:
-            ended += len(end_rounds(batch, wait=False))
+            ended += len(end_rounds(batch, wait=False, deadline=True))
         except Exception:
             logger.exception("ending rounds %s together failed; ending them one by one", batch)
             for round_id in batch:
                 try:
-                    ended += len(end_rounds([round_id], wait=False))
+                    ended += len(end_rounds([round_id], wait=False, deadline=True))
                 except Exception:  # the next call tries again
                     logger.exception("ending round %s failed", round_id)
     return ended

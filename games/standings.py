@@ -107,4 +107,6 @@ def do_new_game(host: Player) -> int:
     room.final_standing = None
     room.save(update_fields=["game", "game_ended_at", "final_standing"])
     events.emit_to_room(room, "game.started", {"game": room.game})
+    if room.shrink_seconds and room.round_seconds:  # the shrinking clock starts again
+        events.emit_to_room(room, "settings.changed", {"settings": presenters.settings_dict(room)})
     return room.game

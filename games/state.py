@@ -12,6 +12,7 @@ from django.db import connection
 from games import common_words, hints, live, live_counts, modes, presenters, teams, waiting_room
 from games.models import Challenge, Player, Room, Round, Submission
 from games.room_dictionaries import available_dictionaries
+from games.room_themes import available_theme_lists
 from games.totals import room_totals, totals_through
 from solver import common as solver_common
 from solver.judge import Verdict
@@ -222,6 +223,7 @@ def room_state(room: Room, viewer: Player | None = None) -> dict:
         ended_results,
         available_dictionaries(),
         common,
+        theme_lists=available_theme_lists(),
     )
     state["words_left"] = None if common is None else words_left(current, viewer, mine, common)
     if state["words_left"] is not None and common is not None:

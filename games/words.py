@@ -20,13 +20,14 @@ from django.db import connection, transaction
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
+from games import chess_turns, live_counts, writers
 from games import live as live_rounds
-from games import live_counts, writers
 from games.exceptions import NotAPlayer, WrongRoundState
 from games.live import LiveRound
 from games.messages import verdict_text
 from games.models import Player, Round, Submission
 from games.room_dictionaries import word_list_for_round
+from games.room_themes import round_theme
 from solver.judge import (
     MAX_ENTRY_LENGTH,
     Judgement,
@@ -35,6 +36,7 @@ from solver.judge import (
     judge_entry,
     normalise_entry,
 )
+from solver.themes import Theme
 from solver.wordlist import WordList
 from web import text
 from web.errors import ClientError, InvalidInput
@@ -54,6 +56,8 @@ class SubmitResult:
     # Whether the room tells players at once; otherwise verdicts wait for the results.
     instant: bool = True
     duplicate_resend: bool = False
+    # The round's theme, which says why an off_theme word is off it.
+    theme: Theme | None = None
 
     @property
     def accepted(self) -> bool:
@@ -66,7 +70,7 @@ class SubmitResult:
             return None
         if self.verdict == ROUND_OVER:
             return _("the round is over")
-        return verdict_text(Verdict(self.verdict))
+        return verdict_text(Verdict(self.verdict), self.theme)
 
 
 def check_entry(entry: Any, client_id: Any) -> tuple[str, str]:
@@ -126,10 +130,14 @@ def judge(
         answered = live.answered.get((player_id, client_id))
         if answered is not None:
             check_same_entry(client_id, answered[0], as_judged(entry, live.word_list))
-            return SubmitResult(answered[0], answered[1], client_id, instant, True)
+            return SubmitResult(answered[0], answered[1], client_id, instant, True, live.theme)
     if not live.in_time(received_at):
         return round_over(entry, client_id)
     if not live.started(received_at):
+        if live.paper and received_at >= live.starts_at:
+            raise WrongRoundState(
+                _("write your words on paper; enter your list when the time is up")
+            )
         raise WrongRoundState(_("the round starts in a moment; wait for the countdown"))
     judgement = judge_entry(
         entry,
@@ -138,11 +146,12 @@ def judge(
         live.min_length,
         already=live.accepted.get(player_id, frozenset()),
         extra_words=live.house_words,
+        on_theme=live.on_theme,
     )
-    if judgement.accepted or not instant:
-        return judgement  # to be written now
+    if judgement.accepted or not instant or live.chess:
+        return judgement  # to be written now (in a chess round, after its clock's say)
     live_rounds.record(live, player_id, client_id, judgement.word, judgement.verdict)
-    return SubmitResult(judgement.word, judgement.verdict, client_id, instant)
+    return SubmitResult(judgement.word, judgement.verdict, client_id, instant, theme=live.theme)
 
 
 @dataclass(frozen=True)
@@ -204,7 +213,8 @@ def _store_one(entry: Entry) -> tuple[SubmitResult, bool]:
         )
         if stored is not None:  # answered before, by another process or in this batch
             check_same_entry(client_id, stored[0], judgement.word)
-            return SubmitResult(stored[0], stored[1], client_id, instant, True), False
+            resent = SubmitResult(stored[0], stored[1], client_id, instant, True, live.theme)
+            return resent, False
     if judgement.accepted and _has_word(live.id, player_id, judgement.word):
         return SubmitResult(judgement.word, Verdict.ALREADY_ENTERED, client_id, instant), True
     if not Player.objects.filter(pk=player_id, left_at__isnull=True, kicked=False).exists():
@@ -314,7 +324,8 @@ def stored_answer(room_id: int, player_id: int, entry: str, client_id: str) -> S
     )
     if stored is None or stored[0] != as_judged(entry, word_list_for_round(round_)):
         return None  # not a resend: a late new entry is answered round_over
-    return SubmitResult(stored[0], stored[1], client_id, round_.instant_verdicts, True)
+    theme = round_theme(round_)
+    return SubmitResult(stored[0], stored[1], client_id, round_.instant_verdicts, True, theme)
 
 
 async def _late(room_id: int, player_id: int, entry: str, client_id: str) -> SubmitResult:
@@ -351,7 +362,26 @@ async def submit(
         return outcome
     live.writing += 1
     try:
-        entry = Entry(live, player_id, outcome, client_id, translation.get_language())
-        return await _writes.write(lane, entry)
+        judged = Entry(live, player_id, outcome, client_id, translation.get_language())
+        if live.chess:
+            return await _take_turn(judged, entry, received_at)
+        return await _writes.write(lane, judged)
     finally:
         live.writing -= 1
+
+
+async def _take_turn(entry: Entry, text: str, received_at: float) -> SubmitResult:
+    """A chess round's entry: the clock on the round's row says whether it is the player's
+    turn and plays the word (games.chess_turns); refused entries are queued as any."""
+    live, player_id, client_id = entry.live, entry.player_id, entry.client_id
+    turn = await writers.run(
+        chess_turns.take_turn, live.id, player_id, entry.judgement, client_id, received_at
+    )
+    if turn is None:  # the round ended under it
+        return await _late(live.room_id, player_id, text, client_id)
+    result = SubmitResult(turn.word, turn.verdict, client_id, True, turn.resent, live.theme)
+    if result.accepted and not turn.resent:
+        _remember(entry, result)
+    elif not turn.resent:
+        live_rounds.record(live, player_id, client_id, turn.word, turn.verdict)
+    return result

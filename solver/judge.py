@@ -34,6 +34,11 @@ class Verdict(StrEnum):
     ALREADY_ENTERED = "already_entered"
     NOT_IN_DICTIONARY = "not_in_dictionary"
     NOT_ON_BOARD = "not_on_board"
+    OFF_THEME = "off_theme"
+    # Chess-clock rounds (games.chess_turns): an entry out of turn, and a word someone
+    # already played in the round. Never given by ``judge_entry``.
+    NOT_YOUR_TURN = "not_your_turn"
+    ALREADY_PLAYED = "already_played"
 
     @property
     def message(self) -> str:
@@ -47,6 +52,10 @@ _MESSAGES = {
     Verdict.ALREADY_ENTERED: "you already have that word",
     Verdict.NOT_IN_DICTIONARY: "not in the dictionary",
     Verdict.NOT_ON_BOARD: "not on the board",
+    # The round's theme says which rule (solver.themes.Theme.reason): this is the fallback.
+    Verdict.OFF_THEME: "off the round's theme",
+    Verdict.NOT_YOUR_TURN: "not your turn",
+    Verdict.ALREADY_PLAYED: "someone played that word",
 }
 
 
@@ -93,10 +102,12 @@ def judge_entry(
     min_length: int,
     already: Container[str] = frozenset(),
     extra_words: Container[str] = frozenset(),
+    on_theme: Container[str] | None = None,
 ) -> Judgement:
     """Judge one entry: letters only, long enough, new for this player, spelled by a path on
-    the board, and in the dictionary (or accepted by the room: ``extra_words``), checked in
-    that order."""
+    the board, in the dictionary (or accepted by the room: ``extra_words``), and, in a
+    themed round, one of the words the theme counts (``on_theme``: the round's themed
+    solution, so the check is one look-up), checked in that order."""
     word = normalise_entry(entry, word_list)
     if not word:
         return Judgement(compose(entry)[:MAX_ENTRY_LENGTH].lower(), Verdict.NOT_A_WORD)
@@ -112,6 +123,8 @@ def judge_entry(
         return Judgement(word, Verdict.NOT_ON_BOARD)
     if word not in word_list and word not in extra_words:
         return Judgement(word, Verdict.NOT_IN_DICTIONARY)
+    if on_theme is not None and word not in on_theme:
+        return Judgement(word, Verdict.OFF_THEME)
     return Judgement(word, Verdict.ACCEPTED, path)
 
 

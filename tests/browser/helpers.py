@@ -300,14 +300,17 @@ def screenshot(page: Page, name: str, full_page: bool = False) -> None:
     page.screenshot(path=str(target / f"{name}.png"), full_page=full_page, animations="disabled")
 
 
-def type_board(host: Page, typed: str) -> None:
+def type_board(
+    host: Page, typed: str, open_name: str = "Type a board", use_name: str = "Use this board"
+) -> None:
     """The host types the next round's 4x4 board, one letter a die (the photo card's "Type a
-    board": set_board), and sees it as the next board, row by row."""
-    host.get_by_role("button", name="Type a board").click()
+    board": set_board), and sees it as the next board, row by row. ``open_name`` and
+    ``use_name``: the two buttons' names in the page's language."""
+    host.get_by_role("button", name=open_name).click()
     inputs = host.locator("#photo-grid .die-input")
     expect(inputs).to_have_count(16)
     expect(inputs.first).to_be_focused()
     host.keyboard.type(typed)
-    host.get_by_role("button", name="Use this board").click()
+    host.get_by_role("button", name=use_name).click()
     rows = " ".join(typed[start : start + 4].upper() for start in range(0, 16, 4))
     expect(host.locator("#photo-next")).to_contain_text(rows)

@@ -1,5 +1,5 @@
-"""Fixtures for the dictionaries app: a dictionary directory of the test's own and a small
-uploaded word list compiled for real.
+"""Fixtures for the dictionaries app: a dictionary directory of the test's own, a small
+uploaded word list compiled for real, and a staff member signed in to the admin.
 
 Nothing here writes to var/dictionaries: ``dictionary_dir`` points
 ``settings.BOGGLE_DICTIONARY_DIR`` at a temporary folder for the test.
@@ -10,6 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from django.contrib.auth.models import User
+from django.test import Client
 
 from dictionaries.models import Dictionary
 from tests.dictionaries.helpers import make_dictionary
@@ -27,6 +29,14 @@ def dictionary_dir(tmp_path: Path, settings) -> Path:
 def tiny(dictionary_dir: Path) -> Dictionary:
     """The tiny list, compiled with the default rules."""
     return make_dictionary()
+
+
+@pytest.fixture
+def staff() -> Client:
+    """A logged-in superuser (staff with every permission)."""
+    client = Client()
+    client.force_login(User.objects.create_superuser("root", "root@example.org", "pw"))
+    return client
 
 
 @pytest.fixture(autouse=True)

@@ -28,14 +28,6 @@ def words_url(dictionary: Dictionary) -> str:
     return f"/admin/dictionaries/dictionary/{dictionary.pk}/words/"
 
 
-@pytest.fixture
-def staff() -> Client:
-    """A logged-in superuser (staff with every permission)."""
-    client = Client()
-    client.force_login(User.objects.create_superuser("root", "root@example.org", "pw"))
-    return client
-
-
 def form_data(dictionary: Dictionary | None = None, **changes) -> dict:
     """The change form's fields as the browser posts them (no edits inline rows)."""
     data = {

@@ -41,9 +41,19 @@ VOLATILE_KEYS = frozenset(
     {"token", "key", "join_url", "websocket_path", "poll_url", "server_time", "date"}
 )
 ID_KEYS = frozenset(
-    {"id", "host_id", "you", "player_id", "uploaded_by", "challenge_id", "photo_id"}
+    {
+        "id",
+        "host_id",
+        "you",
+        "player_id",
+        "uploaded_by",
+        "challenge_id",
+        "photo_id",
+        "turn",
+        "winner",
+    }
 )
-ID_LIST_KEYS = frozenset({"found_by", "voters", "voted", "winners"})
+ID_LIST_KEYS = frozenset({"found_by", "voters", "voted", "winners", "out"})
 MARKER = re.compile(r"^<!-- example: ([a-z0-9-]+) -->\n```json\n(.*?)\n```$", re.M | re.S)
 WIDTH = 100
 

@@ -62,6 +62,7 @@ async def play_the_documented_game(
         return [line for line in documented[name].lines if "server_time" not in line]
 
     ann, bob, dan = ExampleClient("Ann"), ExampleClient("Bob"), ExampleClient("Dan")
+    cy, dee = ExampleClient("Cy"), ExampleClient("Dee")  # a chess clock room of their own
     try:
         created = await ann.create_room({"round_seconds": 30})
         assert ann.code is not None
@@ -72,6 +73,19 @@ async def play_the_documented_game(
         real["error"] = [taken]
         status, dictionaries = await ann.call("GET", "/api/dictionaries")
         real["dictionaries"] = [dictionaries]
+        status, solved = await ann.call("GET", f"/api/solve?board={DOC_BOARD.replace(' ', '+')}")
+        real["solve"] = [solved]
+        paper_game = {
+            "board": DOC_BOARD,
+            "dictionary": "english",
+            "cancel_duplicates": True,
+            "players": [
+                {"name": "Ann", "words": ["dorks", "delfs", "lepo", "delfs"]},
+                {"name": "Bob", "words": ["delfs", "jeels", "hello", "ox"]},
+            ],
+        }
+        status, checked = await ann.call("POST", "/api/solve/check", paper_game)
+        real["solve-check"] = [checked]
 
         denied = await ExampleClient("Eve").connect_to(ann.code)
         real["connect-error"] = [denied]
@@ -124,8 +138,17 @@ async def play_the_documented_game(
         real["state"] = [(await ann.request({"type": "sync"}))["state"]]
         ended = await ann.request({"type": "end_game"})
         real["standing"] = [ended["standing"]]
+
+        await cy.create_room({"mode": "chess", "chess_seconds": 60})
+        assert cy.code is not None
+        await dee.join(cy.code)
+        await cy.connect()
+        await dee.connect()
+        await cy.request({"type": "set_board", "board": DOC_BOARD})
+        await cy.request({"type": "start_round"})
+        real["chess-turn"] = [await dee.wait_for("chess.turn")]  # the clock starts
     finally:
-        await close_all(ann, bob, dan)
+        await close_all(ann, bob, dan, cy, dee)
     assert ann.code and ann.token
     return real, {ann.code: DOC_CODE, "http://testserver": DOC_SITE, ann.token: DOC_TOKEN}
 

@@ -210,10 +210,10 @@ def test_a_batch_that_fails_is_ended_round_by_round(sent, monkeypatch):
     make_due(good, bad)
     real_end_rounds = rounds.end_rounds
 
-    def end_rounds(round_ids: list[int], wait: bool = True) -> list[int]:
+    def end_rounds(round_ids: list[int], wait: bool = True, deadline: bool = False) -> list[int]:
         if bad.id in round_ids:
             raise RuntimeError("a round that cannot be scored")
-        return real_end_rounds(round_ids, wait)
+        return real_end_rounds(round_ids, wait, deadline)
 
     monkeypatch.setattr(rounds, "end_rounds", end_rounds)
     assert rounds.end_overdue_rounds() == 1

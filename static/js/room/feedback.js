@@ -17,6 +17,7 @@ const TONES = {
   tick: [[880, 0.05]],
   lastTick: [[1175, 0.08]],
   over: [[784, 0.12], [523, 0.12], [392, 0.25]],
+  turn: [[523, 0.08], [784, 0.14]],
 };
 const VIBRATIONS = {
   good: 25,
@@ -25,6 +26,7 @@ const VIBRATIONS = {
   tick: 15,
   lastTick: 40,
   over: [200, 80, 200],
+  turn: [50, 50, 50],
 };
 const VOLUME = 0.12;
 
@@ -129,6 +131,11 @@ export class Feedback {
 
   roundOver() {
     this.play("over");
+  }
+
+  /** A chess round: the turn is yours now (chess.js). */
+  yourTurn() {
+    this.play("turn");
   }
 
   play(name) {

@@ -1,6 +1,7 @@
 // How things read on the page: dice faces, times, points, shares.
 
 import { gettext, ngettext, pageLanguage } from "../lib/i18n.js";
+import { offThemeText } from "./word-theme.js";
 
 /** A die face as printed: "A", "Qu", "Th"; "" for a blocked square. */
 export function faceText(face) {
@@ -20,6 +21,18 @@ export function clockText(ms) {
   const minutes = Math.floor(total / 60);
   const seconds = String(total % 60).padStart(2, "0");
   return `${minutes}:${seconds}`;
+}
+
+/** Whether the shrinking clock (docs/api.md, "Shrinking clock") changes the room's rounds:
+ * timed rounds only. */
+export function clockShrinks(settings) {
+  return Boolean(settings && settings.shrink_seconds && settings.round_seconds);
+}
+
+/** "Next round: 2:30" while the shrinking clock runs, else "". */
+export function nextRoundText(settings) {
+  if (!clockShrinks(settings) || !settings.next_round_seconds) return "";
+  return gettext("Next round: %(time)s", { time: clockText(settings.next_round_seconds * 1000) });
 }
 
 /** "3 min", "90 s", "untimed" for a round length in seconds (null: untimed). */
@@ -46,11 +59,17 @@ const VERDICT_REASONS = {
   already_entered: () => gettext("you already have that word"),
   not_in_dictionary: () => gettext("not in the dictionary"),
   not_on_board: () => gettext("not on the board"),
+  off_theme: () => gettext("off the round's theme"),
+  // Chess-clock rounds (chess.js).
+  not_your_turn: () => gettext("not your turn"),
+  already_played: () => gettext("someone played that word"),
   round_over: () => gettext("the round is over"),
 };
 
-/** The reason a refused entry ({verdict, reason}) does not count, in the page's language. */
-export function reasonText(entry) {
+/** The reason a refused entry ({verdict, reason}) does not count, in the page's language;
+ * the entry's `round` tells an off_theme word's theme (word-theme.js). */
+export function reasonText(entry, round = null) {
+  if (entry.verdict === "off_theme" && round && round.theme) return offThemeText(round.theme);
   const known = VERDICT_REASONS[entry.verdict];
   return known ? known() : entry.reason;
 }
@@ -110,8 +129,10 @@ export function ordinal(n) {
   return gettext("%(n)sth", { n });
 }
 
-/** Each player's place in a round's results (ranked by the server): equal points, equal place. */
-export function roundRanks(players) {
+/** Each player's place in a round's results (ranked by the server): equal points, equal
+ * place; in a chess round (`round`), the server's order is the outcome: one place each. */
+export function roundRanks(players, round = null) {
+  if (round && round.mode === "chess") return players.map((_, index) => index + 1);
   let rank = 0;
   let previous = null;
   return players.map((entry, index) => {

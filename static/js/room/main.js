@@ -298,6 +298,8 @@ const playView = new PlayView(root, {
   onSubmit: submitWord,
   onEndRound: () => send({ type: "end_round" }),
   onHint: () => send({ type: "hint" }),
+  // Chess-clock rounds: the host puts out a player who is away (chess.js).
+  onSkip: (playerId) => send({ type: "skip_player", player_id: playerId }),
 });
 // Co-op rounds: the team's progress and words, under the verdict or atop the side column.
 const teamView = new TeamView({ narrow: $("#verdict"), wide: $("#game .side") }, { nickname: (id) => store.nickname(id) });

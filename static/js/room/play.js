@@ -6,7 +6,7 @@ import { gettext, ngettext } from "../lib/i18n.js";
 import { capitalise } from "../lib/api.js";
 import { BoardInput } from "./board-input.js";
 import { BoardView } from "./board.js";
-import { pointsText, reasonText, roundInGame, wordPoints, wordsText } from "./format.js";
+import { nextRoundText, pointsText, reasonText, roundInGame, wordPoints, wordsText } from "./format.js";
 import { findPath, wordOf } from "./paths.js";
 import { HintView } from "./hints.js";
 import { isCoop } from "./team.js";
@@ -14,6 +14,9 @@ import { isTeams, teamName, teamOf } from "./teams.js";
 import { roundClock } from "./timer.js";
 import { TimerView, URGENT_SECONDS } from "./timer-view.js";
 import { WordsLeftView } from "./words-left.js";
+import { themeLine } from "./word-theme.js";
+import { PaperView, paperPhase } from "./paper.js";
+import { ChessView, isChess } from "./chess.js";
 
 // Seconds left at which the timer is announced (it turns urgent at URGENT_SECONDS).
 const ANNOUNCE_AT = [60, 30, 10];
@@ -32,7 +35,7 @@ function enteredText(words, round) {
 }
 
 export class PlayView {
-  constructor(root, { store, clock, onSubmit, onEndRound, onHint = () => false, feedback = null }) {
+  constructor(root, { store, clock, onSubmit, onEndRound, onHint = () => false, onSkip = () => false, feedback = null }) {
     this.store = store;
     this.feedback = feedback;
     this.clock = clock;
@@ -41,6 +44,9 @@ export class PlayView {
     this.el = {
       title: $("#round-title", root),
       rules: $("#round-rules", root),
+      extras: $("#round-extras", root),
+      theme: $("#round-theme", root),
+      next: $("#round-next", root),
       countdown: $("#countdown", root),
       form: $("#entry-form", root),
       entry: $("#entry", root),
@@ -63,6 +69,13 @@ export class PlayView {
       bar: $("#timebar-fill", root),
     });
     this.wordsLeft = new WordsLeftView($("#recent-words", root));
+    // Paper rounds: the list entry once the time is up (paper.js).
+    this.paper = new PaperView(root, { onSubmit: (word) => this.onSubmit(word) });
+    // Chess-clock rounds: every clock and whose turn it is, above the board (chess.js).
+    const timer = { timer: $("#timer", root), label: $("#timer-label", root), value: $("#timer-value", root) };
+    const chessPlaces = { board: $("#play-board", root), before: $(".board-wrap", root), timer, entry: $("#entry", root) };
+    this.chess = new ChessView(chessPlaces, { store, clock, feedback, onSkip });
+    this.accepting = false;
     // Practice rooms only (the state's `hints`): right after the "Words left" chip.
     this.hints = new HintView(this.wordsLeft.button, { onAsk: onHint });
     this.input = new BoardInput(this.board, {
@@ -98,17 +111,22 @@ export class PlayView {
     endRound.addEventListener("click", () => {
       if (endRound.dataset.confirm) {
         delete endRound.dataset.confirm;
-        endRound.textContent = gettext("End round now");
+        endRound.textContent = this.endLabel();
         this.onEndRound();
         return;
       }
       endRound.dataset.confirm = "1";
-      endRound.textContent = gettext("Sure? End the round");
+      endRound.textContent = gettext("Sure? %(action)s", { action: this.endLabel() });
       window.setTimeout(() => {
         delete endRound.dataset.confirm;
-        endRound.textContent = gettext("End round now");
+        endRound.textContent = this.endLabel();
       }, 4000);
     });
+  }
+
+  /** The host's end button: "End round now", or in a paper round what it does next. */
+  endLabel() {
+    return this.paper.endLabel(this.paperPhase) || gettext("End round now");
   }
 
   pathChanged(path) {
@@ -125,7 +143,7 @@ export class PlayView {
 
   submit(text, path) {
     const word = text.trim();
-    if (!word || this.phase !== "playing") return;
+    if (!word || !this.accepting) return;
     this.lastSubmitted = { word: word.toLowerCase(), path: path || [] };
     this.el.entry.value = "";
     this.input.setPath([]);
@@ -137,7 +155,8 @@ export class PlayView {
     const round = store.round;
     if (!round || store.phase !== "play") return;
     const all = changed.has("all");
-    if (all || changed.has("round")) this.renderRound(round);
+    // The settings say how long the next round is (the shrinking clock).
+    if (all || changed.has("round") || changed.has("settings")) this.renderRound(round);
     if (all || changed.has("words") || changed.has("round")) {
       this.renderWords(store, round);
       this.wordsLeft.render(round.word_counts ? { by_length: round.word_counts, verdicts_hidden: !round.instant_verdicts } : null, store.words);
@@ -146,6 +165,7 @@ export class PlayView {
     if (all || changed.has("host") || changed.has("round")) {
       this.el.hostActions.hidden = !(store.isHost && round.status === "running");
     }
+    this.chess.render();
     this.tick();
     this.hints.render(store, this.phase === "playing");
   }
@@ -157,12 +177,19 @@ export class PlayView {
     const teams = isTeams(round);
     if (round.cancel_duplicates) parts.push(teams ? gettext("words shared between teams score 0") : gettext("shared words score 0"));
     if (!round.instant_verdicts) parts.push(gettext("verdicts at the end"));
+    if (round.paper) parts.push(gettext("played on paper"));
     if (isCoop(round)) parts.push(gettext("co-op: one team"));
     if (teams) {
       const mine = teamOf(this.store.state, this.store.you);
       parts.push(mine ? gettext("you play for %(team)s", { team: teamName(mine) }) : gettext("teams"));
     }
     this.el.rules.textContent = parts.join(" · ");
+    // Under the bar, the room's house rules of the moment: a theme changes which words to
+    // look for; the shrinking clock says how long the next round is.
+    this.el.theme.textContent = themeLine(round);
+    this.el.theme.hidden = !round.theme;
+    this.el.next.textContent = nextRoundText(this.store.state.settings);
+    this.el.extras.hidden = !round.theme && !this.el.next.textContent;
     if (this.roundNumber !== round.number) {
       this.roundNumber = round.number;
       this.announced = new Set();
@@ -213,7 +240,7 @@ export class PlayView {
       status = gettext("sent");
     } else {
       kind = "bad";
-      status = reasonText(entry) || gettext("does not count");
+      status = reasonText(entry, round) || gettext("does not count");
     }
     const word = kind === "bad" ? h("s", { class: "word-text", text: entry.word }) : h("span", { class: "word-text", text: entry.word });
     return h(
@@ -238,7 +265,7 @@ export class PlayView {
       text = gettext("%(word)s sent; verdicts come with the results", { word: verdict.word.toUpperCase() });
     } else {
       kind = "bad";
-      const reason = reasonText(verdict) || gettext("does not count");
+      const reason = reasonText(verdict, round) || gettext("does not count");
       text = verdict.word ? gettext("%(word)s: %(reason)s", { word: verdict.word.toUpperCase(), reason }) : reason;
     }
     el.className = `verdict ${kind} show`;
@@ -281,12 +308,28 @@ export class PlayView {
     if (countdown.textContent !== countdownText) countdown.textContent = countdownText;
 
     const playing = clock.phase === "playing";
+    // A paper round takes no word while everyone writes, and the lists once the time is up.
+    const paper = paperPhase(round, clock.phase);
+    if (paper === "lists") countdown.hidden = true;
+    if (paper !== this.paperPhase) {
+      this.paperPhase = paper;
+      if (!this.el.endRound.dataset.confirm) this.el.endRound.textContent = this.endLabel();
+    }
+    this.paper.render(paper, store.isHost);
+    // While everyone writes, a word field that takes nothing would only confuse.
+    this.el.form.hidden = paper === "writing";
+    this.accepting = paper ? paper === "lists" : playing;
+    // A chess round takes a word from the player whose turn it is only.
+    if (isChess(round)) {
+      this.accepting = playing && this.chess.accepts(this.clock.now());
+      this.chess.tick(this.clock.now());
+    }
     if (this.phase !== clock.phase) this.board.showRound(round, clock.phase);
-    if (entry.disabled === playing) {
-      entry.disabled = !playing;
-      submit.disabled = !playing;
-      clear.disabled = !playing;
-      this.input.setEnabled(playing);
+    if (entry.disabled === this.accepting) {
+      entry.disabled = !this.accepting;
+      submit.disabled = !this.accepting;
+      clear.disabled = !this.accepting;
+      this.input.setEnabled(this.accepting);
     }
     if (this.phase !== clock.phase) this.phaseChanged(clock.phase);
     // The last ten seconds, one tick each (a tone and a buzz, unless muted).
@@ -308,19 +351,23 @@ export class PlayView {
     const previous = this.phase;
     this.phase = phase;
     this.hints.render(this.store, phase === "playing");
+    // On paper, the time being up opens the lists: the round goes on (paper.js speaks).
+    const paper = Boolean(this.store.round?.paper);
     // The screen stays on from the board's arrival to the end of the round.
     if (phase === "over") {
       if (previous === "playing") this.feedback?.roundOver();
-      this.feedback?.letSleep();
+      if (!paper) this.feedback?.letSleep();
     } else {
       this.feedback?.keepAwake();
     }
-    if (phase === "playing" && previous !== null) {
+    if (phase === "playing" && paper) {
+      if (previous !== null) announce(gettext("Go! Write your words on paper."));
+    } else if (phase === "playing" && previous !== null) {
       announce(gettext("Go! The round has started."));
       if (!isTouchFirst()) this.el.entry.focus();
     } else if (phase === "playing" && !isTouchFirst()) {
       this.el.entry.focus();
-    } else if (phase === "over") {
+    } else if (phase === "over" && !paper) {
       announce(gettext("Time's up. Waiting for the results."));
       this.clearEntry();
     } else if (phase === "countdown") {

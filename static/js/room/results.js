@@ -8,13 +8,14 @@
 
 import { h } from "../lib/dom.js";
 import { gettext } from "../lib/i18n.js";
-import { countedWords, percentText, pointsText, roundInGame, wordsText } from "./format.js";
+import { countedWords, nextRoundText, percentText, pointsText, roundInGame, wordsText } from "./format.js";
 import { meaningButton } from "./definitions.js";
 import { hintsUsedText } from "./hints.js";
 import { replayButton } from "./replay.js";
 import { shareResultsButton } from "./share-results.js";
 import { shareRoundButtons } from "./share-round.js";
 import { teamBanner } from "./team.js";
+import { chessOutcomeText } from "./chess.js";
 import { resultTeam, teamName, teamRanking } from "./teams.js";
 import { ChallengeVotes } from "./votes.js";
 import { RoundWords } from "./words-list.js";
@@ -31,6 +32,7 @@ export class ResultsView extends RoundWords {
     this.summary = root.querySelector("#results-summary");
     this.nextButton = root.querySelector("#next-round");
     this.nextWait = root.querySelector("#next-wait");
+    this.nextLength = root.querySelector("#next-length");
     this.onChallenge = onChallenge;
     this.onRule = onRule;
     this.votes = new ChallengeVotes(store.state.code, { onVote, onRule });
@@ -50,6 +52,9 @@ export class ResultsView extends RoundWords {
     this.nextWait.hidden = store.isHost || ended;
     this.nextWait.textContent = host ? gettext("Waiting for %(nickname)s to start the next round.", { nickname: host.nickname }) : gettext("Waiting for a host.");
     this.nextButton.textContent = gettext("Start round %(number)s", { number: roundInGame(results.round) + 1 });
+    // The shrinking clock: how long that round will be.
+    this.nextLength.textContent = ended ? "" : nextRoundText(store.state.settings);
+    this.nextLength.hidden = !this.nextLength.textContent;
     // Redraw when the results change, or the host did (the host's ruling buttons move).
     if (results === this.results && store.state.host_id === this.hostId) return;
     this.hostId = store.state.host_id;
@@ -62,7 +67,9 @@ export class ResultsView extends RoundWords {
     }
     this.title.textContent = gettext("Round %(number)s results", { number: roundInGame(results.round) });
     // Practice rooms: "Hints: 2 (−2 pts)." after the score, which they came off (hints.js).
-    this.summary.textContent = [this.summaryText(store, results), hintsUsedText(results, store.you)].filter(Boolean).join(" ");
+    // Chess-clock rounds: who won first (chess.js).
+    const outcome = chessOutcomeText(results, (id) => store.nickname(id), store.you);
+    this.summary.textContent = [outcome, this.summaryText(store, results), hintsUsedText(results, store.you)].filter(Boolean).join(" ");
     this.build(store, results);
   }
 

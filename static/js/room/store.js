@@ -183,10 +183,14 @@ export class RoomStore {
       case "round.preparing":
       case "round.ready_check":
       case "round.started":
+      case "round.time_up": // a paper round's writing stopped by the host (paper.js)
         this.setRound(event.round);
         break;
       case "round.ready":
         this.setReady(event);
+        break;
+      case "chess.turn": // a chess round's clock moved (chess.js)
+        this.setChess(event);
         break;
       case "round.counts":
         if (state.round && state.round.status === "running") {
@@ -241,6 +245,16 @@ export class RoomStore {
       state.team = { ...state.team, total: emptyTeam(round).total };
     }
     this.notify("round", "words", "counts", "team");
+  }
+
+  /** A chess round's clocks after a move (`chess.turn`): kept in the round, with the move
+   * (why: start, played, flag, skip; who; the word) for the views to tell. */
+  setChess(event) {
+    const round = this.state.round;
+    if (!round || round.number !== event.round_number || round.status !== "running") return;
+    this.state.round = { ...round, chess: event.chess };
+    this.chessMove = { reason: event.reason, player_id: event.player_id, word: event.word };
+    this.notify("chess");
   }
 
   /** Who is ready and who is waited for (`round.ready`), while the round waits for them. */

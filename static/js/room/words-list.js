@@ -56,7 +56,7 @@ export class RoundWords {
 
   /** Ranks, round and total points, each share of the maximum; `extra` goes under the table. */
   scoreboard(results, extra = null) {
-    const ranks = roundRanks(results.players);
+    const ranks = roundRanks(results.players, results.round);
     const rows = results.players.map((entry, index) => {
       const rank = ranks[index];
       const mine = entry.id === this.you;
@@ -122,7 +122,7 @@ export class RoundWords {
           "li",
           { class: "chip rejected", dataset: { word: word.word } },
           h("s", { class: "chip-word", text: word.word }),
-          h("span", { class: "chip-note", text: reasonText(word) }),
+          h("span", { class: "chip-note", text: reasonText(word, results.round) }),
           ...refusedExtras(entry, word),
         ),
       );

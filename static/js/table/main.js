@@ -19,8 +19,10 @@ import { isCoop, TeamBar, teamLine } from "../room/team.js";
 import { isTeams, teamGroups, teamMark, teamOf } from "../room/teams.js";
 import { roundClock } from "../room/timer.js";
 import { TimerView } from "../room/timer-view.js";
+import { themeLine } from "../room/word-theme.js";
 import { TableResults } from "./results.js";
 import { LyingFlat } from "./lying-flat.js";
+import { TableChess } from "./chess.js";
 import { Moments } from "./moments.js";
 
 // Besides the pings of any page (room-link.js), one this often keeps the clock fresh.
@@ -64,6 +66,11 @@ const teamsBox = h(
   h("ol", { class: "table-team-counts", id: "table-team-counts" }),
 );
 teamBox.before(teamsBox);
+// A chess-clock round: whose turn it is and every clock, big, above the counts.
+const tableChess = new TableChess(
+  { before: teamsBox, timer: { timer: $("#table-timer"), label: $("#table-timer-label"), value: $("#table-timer-value") } },
+  { store },
+);
 let gone = false;
 
 // ------------------------------------------------------------------ the socket
@@ -147,6 +154,7 @@ function renderRound() {
   // Teams: a word cancels between teams only (teammates who share it both score).
   if (round.cancel_duplicates) parts.push(isTeams(round) ? gettext("words shared between teams score 0") : gettext("shared words score 0"));
   if (isCoop(round)) parts.push(gettext("co-op: one team"));
+  if (round.theme) parts.push(themeLine(round));
   $("#table-round-rules").textContent = parts.join(" · ");
   renderCounts();
   tick();
@@ -212,6 +220,7 @@ function tick() {
   const round = store.round;
   if (phase() !== "round" || !round) return;
   const { state, value } = timer.show(round, clock.now());
+  tableChess.tick(clock.now());
   board.showRound(round, state.phase);
   flat.apply();
   const countdown = $("#table-countdown");
@@ -223,7 +232,10 @@ function tick() {
     showReadyCheck(countdown, check);
     return;
   }
-  const text = state.phase === "countdown" ? value : state.phase === "preparing" ? gettext("Shaking the dice…") : gettext("Time's up! Scoring…");
+  let text = gettext("Time's up! Scoring…");
+  if (state.phase === "countdown") text = value;
+  else if (state.phase === "preparing") text = gettext("Shaking the dice…");
+  else if (round.paper) text = gettext("Time's up! Type your lists in on your phones.");
   if (countdown.textContent !== text || countdown.dataset.key) {
     delete countdown.dataset.key;
     countdown.textContent = text;

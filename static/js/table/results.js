@@ -9,6 +9,7 @@ import { gettext } from "../lib/i18n.js";
 import { awardsSection, roundInGameFrom } from "../room/awards.js";
 import { BoardView } from "../room/board.js";
 import { teamBanner, teamResultText } from "../room/team.js";
+import { chessOutcomeText, isChess } from "../room/chess.js";
 import { resultTeam, teamMark, teamName, teamsHeadline } from "../room/teams.js";
 import { countedWords, ordinal, percentText, pointsText, roundInGame, roundRanks, roundsText, wordsText } from "../room/format.js";
 
@@ -43,6 +44,8 @@ export class TableResults {
     const team = results.team || null;
     let headline = team ? `${teamResultText(team).points}. ` : best;
     if (results.teams) headline = this.teamsRoundHeadline(results.teams);
+    // Chess clock: who won the game of turns, not who scored most.
+    if (isChess(results.round)) headline = `${chessOutcomeText(results, (id) => this.store.nickname(id))} `;
     this.summary.textContent = standing ? this.standingHeadline(standing) : `${headline}${total}`;
     // Until the whole results arrive (the store's completeResults): the ranking only.
     const complete = results.complete !== false;
@@ -182,7 +185,7 @@ export class TableResults {
   }
 
   ranking(results) {
-    const ranks = roundRanks(results.players);
+    const ranks = roundRanks(results.players, results.round);
     const rows = results.players.map((entry, index) => {
       const rank = ranks[index];
       const counted = countedWords(entry);
