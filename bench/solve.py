@@ -192,7 +192,10 @@ def photo_to_words(connection: Connection, data: bytes) -> tuple[float, dict[str
     sent = json.loads(answer)
     photo_id, key = sent["photo"]["id"], sent["key"]
     reading = 0.0
+    give_up = time.monotonic() + 60
     while True:
+        if time.monotonic() > give_up:
+            raise SystemExit(f"photo {photo_id} still not read after 60 s (see the worker's log)")
         status, answer, seconds = connection.request(
             "GET",
             f"/api/solve/photos/{photo_id}?wait=10",

@@ -423,7 +423,14 @@ def failure_details(error: VisionError) -> dict[str, Any]:
 
 def _locked_photo(photo_id: int) -> BoardPhoto | None:
     """The photo row, locked until the transaction ends; None if it was deleted."""
-    return BoardPhoto.objects.select_for_update().select_related("room").filter(pk=photo_id).first()
+    # Only the photo's row: a Solve page photo has no room, and PostgreSQL refuses FOR
+    # UPDATE on the nullable side of the outer join select_related makes.
+    return (
+        BoardPhoto.objects.select_for_update(of=("self",))
+        .select_related("room")
+        .filter(pk=photo_id)
+        .first()
+    )
 
 
 def _finish(
