@@ -117,6 +117,7 @@ def test_two_phones_play_a_chess_round_and_the_table_shows_the_clocks(site, brow
         expect(second.locator("#chess-panel .chess-played")).to_contain_text("BELT")
         expect(first.locator("#entry")).to_be_disabled()
         shot(second, "turn-phone")
+        first.wait_for_timeout(300)  # the verdict's pop settles before axe reads its colours
         assert serious_violations(second) == []
         assert serious_violations(first) == []
         for page in (ann, bob):
@@ -145,6 +146,9 @@ def test_two_phones_play_a_chess_round_and_the_table_shows_the_clocks(site, brow
         expect(skip).to_be_visible(timeout=ROUND_WAIT_MS)
         expect(ann.locator("#timer-label")).to_have_text("Bob's clock")
         shot(ann, "skip-phone")
+        # Bob's phone may go away right after Ann's own word: its verdict's pop (a fade in)
+        # settles before axe reads its colours, as in the other tests.
+        ann.wait_for_timeout(300)
         assert serious_violations(ann) == []
         skip.click()
         expect(ann.locator("#results-panel")).to_be_visible(timeout=ROUND_WAIT_MS)
