@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from games import coop, modes
 from games.exceptions import NicknameTaken, NotAPlayer, NotHost, RoomNotFound
@@ -43,6 +44,9 @@ from solver.themes import LETTER_RULES, Rule
 from solver.themes import LETTERS as THEME_LETTERS
 from web import text
 from web.errors import InvalidInput
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
 
 
 def check_room(code: str) -> Room:
@@ -249,29 +253,30 @@ def check_settings(room: Room, changes: Any) -> dict[str, Any]:
         if not isinstance(changes["mode"], str) or changes["mode"] not in modes.MODES:
             raise InvalidInput(_("mode is one of %(modes)s") % {"modes": ", ".join(modes.MODES)})
         cleaned["mode"] = changes["mode"]
-    if "coop_goal" in changes:
-        goal = changes["coop_goal"]
-        if not is_int(goal) or not coop.MIN_GOAL <= goal <= coop.MAX_GOAL:
-            raise InvalidInput(
-                _("coop_goal is a whole number of percent from %(min)s to %(max)s")
-                % {"min": coop.MIN_GOAL, "max": coop.MAX_GOAL}
-            )
-        cleaned["coop_goal"] = goal
-    if "team_count" in changes:
-        count = changes["team_count"]
-        if not is_int(count) or not MIN_TEAMS <= count <= MAX_TEAMS:
-            raise InvalidInput(
-                _("team_count is %(min)s to %(max)s") % {"min": MIN_TEAMS, "max": MAX_TEAMS}
-            )
-        cleaned["team_count"] = count
-    if "chess_seconds" in changes:
-        seconds = changes["chess_seconds"]
-        if not is_int(seconds) or not MIN_CHESS_SECONDS <= seconds <= MAX_CHESS_SECONDS:
-            raise InvalidInput(
-                _("chess_seconds is each player's time: %(min)s to %(max)s seconds")
-                % {"min": MIN_CHESS_SECONDS, "max": MAX_CHESS_SECONDS}
-            )
-        cleaned["chess_seconds"] = seconds
+    _whole_number(
+        changes,
+        cleaned,
+        "coop_goal",
+        coop.MIN_GOAL,
+        coop.MAX_GOAL,
+        gettext_lazy("coop_goal is a whole number of percent from %(min)s to %(max)s"),
+    )
+    _whole_number(
+        changes,
+        cleaned,
+        "team_count",
+        MIN_TEAMS,
+        MAX_TEAMS,
+        gettext_lazy("team_count is %(min)s to %(max)s"),
+    )
+    _whole_number(
+        changes,
+        cleaned,
+        "chess_seconds",
+        MIN_CHESS_SECONDS,
+        MAX_CHESS_SECONDS,
+        gettext_lazy("chess_seconds is each player's time: %(min)s to %(max)s seconds"),
+    )
     if "shrink_seconds" in changes:
         step = changes["shrink_seconds"]
         if not is_int(step) or not (step == 0 or MIN_SHRINK_SECONDS <= step <= MAX_SHRINK_SECONDS):
@@ -280,17 +285,36 @@ def check_settings(room: Room, changes: Any) -> dict[str, Any]:
                 % {"min": MIN_SHRINK_SECONDS, "max": MAX_SHRINK_SECONDS}
             )
         cleaned["shrink_seconds"] = step
-    if "shrink_floor" in changes:
-        floor = changes["shrink_floor"]
-        if not is_int(floor) or not MIN_ROUND_SECONDS <= floor <= MAX_ROUND_SECONDS:
-            raise InvalidInput(
-                _("shrink_floor is %(min)s to %(max)s seconds")
-                % {"min": MIN_ROUND_SECONDS, "max": MAX_ROUND_SECONDS}
-            )
-        cleaned["shrink_floor"] = floor
+    _whole_number(
+        changes,
+        cleaned,
+        "shrink_floor",
+        MIN_ROUND_SECONDS,
+        MAX_ROUND_SECONDS,
+        gettext_lazy("shrink_floor is %(min)s to %(max)s seconds"),
+    )
     if THEME_FIELDS & changes.keys():
         cleaned.update(check_theme_settings(room, changes))
     return cleaned
+
+
+def _whole_number(
+    changes: dict[str, Any],
+    cleaned: dict[str, Any],
+    name: str,
+    lowest: int,
+    highest: int,
+    message: StrOrPromise,
+) -> None:
+    """Put ``changes[name]`` in ``cleaned`` if it is there and a whole number from
+    ``lowest`` to ``highest``; InvalidInput with ``message`` (``%(min)s``, ``%(max)s``) if
+    it is there and is not."""
+    if name not in changes:
+        return
+    value = changes[name]
+    if not is_int(value) or not lowest <= value <= highest:
+        raise InvalidInput(str(message) % {"min": lowest, "max": highest})
+    cleaned[name] = value
 
 
 # The settings of the themed word rules (games.room_themes).

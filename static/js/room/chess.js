@@ -21,7 +21,7 @@ export function isChess(round) {
 
 /** Each player's clock at `now` (the server's time): [{id, left, running, out}] in turn
  * order; the running one counts down from when its turn started. */
-export function clocksAt(chess, now) {
+function clocksAt(chess, now) {
   return (chess.players || []).map((entry) => {
     const running = entry.id === chess.turn;
     const left = running ? Math.max(0, entry.left_ms - Math.max(0, now - chess.turn_started_at)) : entry.left_ms;
@@ -30,7 +30,7 @@ export function clocksAt(chess, now) {
 }
 
 /** Whether it is `playerId`'s turn at `now`, their clock not yet run out. */
-export function isTurnOf(chess, playerId, now) {
+function isTurnOf(chess, playerId, now) {
   if (!chess || chess.turn === null || chess.turn !== playerId) return false;
   return chess.flag_at === null || now < chess.flag_at;
 }

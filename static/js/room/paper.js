@@ -16,9 +16,10 @@ export function paperPhase(round, clockPhase) {
   return null;
 }
 
-/** The words of a written list: split on lines, spaces, commas and semicolons. */
+/** The words of a written list: split on lines, spaces, commas and semicolons (the room's
+ * lists and the Solve page's paper game read them alike). */
 export function listWords(text) {
-  return text
+  return String(text)
     .split(/[\s,;]+/u)
     .map((word) => word.trim())
     .filter(Boolean);

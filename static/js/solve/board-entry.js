@@ -22,7 +22,7 @@ const SEPARATOR = /[\s,;/.]/;
  * one may still grow (`open`: a lone Q, or on 6x6 a letter that starts a two-letter face),
  * and whether the run ended with a separator (`moveOn`).
  */
-export function typedFaces(text, side) {
+function typedFaces(text, side) {
   const faces = [];
   let open = false;
   let moveOn = false;

@@ -12,11 +12,12 @@ import { gettext, ngettext } from "../lib/i18n.js";
 import { meaningButton } from "../room/definitions.js";
 import { pointsText, wordsText } from "../room/format.js";
 import { copyText } from "../room/share.js";
+import { listWords } from "../room/paper.js";
 import { PaneWords } from "./board-pane.js";
 import { Evening, encodeEvening, nameKey, totalsTable, PAPER_PREFIX } from "./evening.js";
 
 // The API's bounds (solve/answers.py).
-export const MAX_PLAYERS = 12;
+const MAX_PLAYERS = 12;
 const MAX_WORDS = 500;
 const NAME_MAX_LENGTH = 24;
 // The refused words whose meaning is worth a look (a word, just not here or not allowed).
@@ -26,18 +27,10 @@ const OPEN_MISSED_UP_TO = 40;
 // Rows made so far: each row's fields get ids of their own.
 let rowsMade = 0;
 
-/** The words of a list as written: one a line, or with spaces, commas or semicolons between. */
-export function wordsOf(text) {
-  return String(text)
-    .split(/[\s,;]+/)
-    .map((word) => word.trim())
-    .filter(Boolean);
-}
-
 /** A check's answer in the shape of a room's results (docs/api.md, "Results"), for
  * room/words-list.js to draw: players with their accepted and refused words, and the
  * board's every word with who wrote it. `totals(name)` gives a player's evening total. */
-export function asResults(answer, number, totals) {
+function asResults(answer, number, totals) {
   const solution = new Map();
   const players = answer.players.map((player) => {
     const accepted = player.words.filter((word) => word.verdict === "accepted");
@@ -207,14 +200,14 @@ export class Referee {
   }
 
   countWords(player) {
-    const count = wordsOf(player.words.value).length;
+    const count = listWords(player.words.value).length;
     const counter = player.row.querySelector(".paper-count");
     counter.textContent = count ? wordsText(count) : "";
   }
 
   /** The lists as the API takes them, or null after saying what is wrong. */
   lists() {
-    const lists = this.players.map((row, index) => ({ name: this.nameOf(row.player, index), words: wordsOf(row.player.words.value), row }));
+    const lists = this.players.map((row, index) => ({ name: this.nameOf(row.player, index), words: listWords(row.player.words.value), row }));
     if (lists.every((list) => !list.words.length)) {
       this.setError(gettext("Write down the words of at least one player."));
       lists[0].row.player.words.focus();
