@@ -146,6 +146,8 @@ def never_read(monkeypatch):
 
 
 async def test_the_solve_pages_photos_wait_under_the_rooms_bounds(never_read):
+    # REMOTE_ADDR as the in-process test client hands it to the view (no socket is opened):
+    # loopback is never limited, so the bounds are tried on a phone's address.
     address = {"REMOTE_ADDR": "10.0.0.5"}
     assert (await send(png_bytes(), **address)).status_code == 202
     assert (await send(png_bytes(), **address)).status_code == 202
@@ -160,6 +162,7 @@ async def test_the_solve_pages_photos_wait_under_the_rooms_bounds(never_read):
 async def test_an_address_sends_a_few_photos_a_minute(fake_reader, monkeypatch):
     frozen = throttle.clock()
     monkeypatch.setattr(throttle, "clock", lambda: frozen)
+    # An in-process request from a phone's address (no socket opened): loopback is not limited.
     statuses = [(await send(png_bytes(), REMOTE_ADDR="10.0.0.7")).status_code for _ in range(7)]
     assert statuses == [202] * 6 + [429]
 
