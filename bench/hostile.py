@@ -23,8 +23,8 @@ fault behind a 429. Each probe is one function below; what it prints:
    ``Idempotency-Key: 1``; the attacker (another address, no session) POSTs the same key and
    body: tokens it received that are the victim's (floor 0), and the statuses.
 3. sweep: ``%00`` and ``%ED%A0%80`` in a room code on the 11 URLs of the issue (and two more),
-   ``/api/daily?nickname=a%00b``, sockets with ``?token=ab%00cd``: answers 5xx and sockets
-   closed 1011 (floor 0).
+   ``/api/daily?nickname=a%00b``, sockets with ``ab%00cd`` as a Bearer token or in
+   ``?token=`` (refused: token_in_url, 4400): answers 5xx and sockets closed 1011 (floor 0).
 4. guessing: random room codes on GET /api/rooms/<code>, POST …/photos, GET …/photos/1,
    /r/<code>/, the player socket and the table screen's socket, in turn, for ``--guess-seconds``
    (70): misses answered 404 (4404 on a socket) in any 60 s (floor 20), when the first
@@ -41,6 +41,19 @@ fault behind a 429. Each probe is one function below; what it prints:
    scripted solution entered as fast as allowed (floor: not on the leaderboard); a 0-point
    "Victim" then the real "victim" from another device (floor: listed); 25 entries at once
    from one address (floor: at most 12 accepted, the documented burst).
+8. paced-daily (issue 48): a bot solves the daily board with the project's solver and
+   enters every word it can in the round, in the solver's order, with irregular gaps (never
+   more than 14 within 10 s); held when its result is flagged and not on the leaderboard.
+9. spread (issue 48): from one address, 45 room creations and 25 daily attempts at once,
+   every other one to each Daphne (production: 2): created vs limited (floor: at most 20
+   and 12, the documented bursts, however many Daphnes answer).
+dice-poisoning (issue 48): a room with learning on confirms two photos with 8 dice relabelled
+   each; another room, which never touched dice sets, sends the same photo
+   (``bench/attacks/dice_poisoning.py``): held when it reads no die wrong and the first
+   room's own next photo has no die wrong and confident.
+disk-fill (issue 48): one Wi-Fi address sends 10 MB photos to its rooms and the Solve page
+   as fast as they are taken (``bench/attacks/disk_fill.py``): bytes accepted and stored vs
+   the hourly budget per address (200 MB); held when within it and refused with its 429.
 
 The load average is printed after each probe, and a table of figures against floors at the
 end. No traffic leaves this machine: everything goes over loopback or the simulated Wi-Fi.
@@ -62,7 +75,9 @@ REPO = Path(__file__).resolve().parent.parent
 # The repository first: bench/solver.py and bench/vision.py must not hide its packages.
 sys.path.insert(0, str(REPO))
 
-from bench.attacks.daily_probe import probe_daily  # noqa: E402
+from bench.attacks.daily_probe import probe_daily, probe_paced_daily  # noqa: E402
+from bench.attacks.dice_poisoning import probe_dice_poisoning  # noqa: E402
+from bench.attacks.disk_fill import private_media_dir, probe_disk_fill, side_disk_fill  # noqa: E402
 from bench.attacks.probe_client import load_average  # noqa: E402
 from bench.attacks.probes import (  # noqa: E402
     Bench,
@@ -74,6 +89,7 @@ from bench.attacks.probes import (  # noqa: E402
     probe_sweep,
 )
 from bench.attacks.server_watch import RssSampler  # noqa: E402
+from bench.attacks.spread_probe import probe_spread  # noqa: E402
 from bench.attacks.wifi_attackers import Wifi, side_guess, side_http, side_never_reading  # noqa: E402
 from bench.crowd.figures import log  # noqa: E402
 from bench.crowd.site import Site  # noqa: E402
@@ -85,6 +101,10 @@ PROBES = (
     "idempotency",
     "forwarded",
     "daily",
+    "paced-daily",
+    "spread",
+    "dice-poisoning",
+    "disk-fill",
     "never-reading",
     "guessing",
 )
@@ -94,6 +114,7 @@ SIDES: dict[str, Callable[..., Any]] = {
     "http": side_http,
     "guess": side_guess,
     "never-reading": side_never_reading,
+    "disk-fill": side_disk_fill,
 }
 
 
@@ -112,6 +133,10 @@ PROBE_FUNCTIONS: dict[str, Callable[[Bench], Any]] = {
     "idempotency": probe_idempotency,
     "forwarded": probe_forwarded,
     "daily": probe_daily,
+    "paced-daily": probe_paced_daily,
+    "spread": probe_spread,
+    "dice-poisoning": probe_dice_poisoning,
+    "disk-fill": probe_disk_fill,
     "never-reading": probe_never_reading,
     "guessing": probe_guessing,
 }
@@ -192,6 +217,7 @@ def main() -> None:
         raise SystemExit(f"hostile: the attackers need a simulated Wi-Fi: {reason}")
     guard.install()
     chosen = [name for name in PROBES if name in (args.probe or PROBES)]
+    private_media_dir()  # the attack's photos go to the run's own folder
     with SimulatedWifi() as wifi:
         site = Site(site_args(args, wifi.gateway))
         try:

@@ -30,7 +30,8 @@ Both modes set a random ``DJANGO_SECRET_KEY`` (debug off, as in real use) and
    (its own connection, no cookies); every answer that is not 2xx is counted.
 2. rooms: the first player of each room creates it with ``round_seconds``, the others join,
    all rooms at once (each POST with an ``Idempotency-Key``, retried twice when no answer or
-   a 5xx came); every player opens the room websocket with its token (players spread
+   a 5xx came); every player opens the room websocket with its token in the handshake's
+   ``Authorization: Bearer`` header (players spread
    over the Daphnes round-robin, as a proxy would; ``--route room`` puts a room's players
    on one Daphne, as a proxy hashing the room code would) and keeps the room ``version``.
 3. rounds: each host sends ``start_round``; between ``starts_at`` and ``ends_at`` (server

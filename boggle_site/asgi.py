@@ -18,6 +18,7 @@ from django.conf import settings  # noqa: E402
 
 from games.background import ensure_started  # noqa: E402
 from games.routing import websocket_urlpatterns  # noqa: E402
+from games.warm_up import start_warm_up  # noqa: E402
 from photos.reading import preload_reader  # noqa: E402
 from web.body_limit import BodyLimitMiddleware, guard_daphne  # noqa: E402
 from web.connection_guard import guard_connections  # noqa: E402
@@ -48,6 +49,7 @@ router = ProtocolTypeRouter(
 tune_for_latency()
 if settings.CELERY_TASK_ALWAYS_EAGER:  # embedded: this process reads the photos itself
     preload_reader(on_ready=freeze_long_lived)
+    start_warm_up()  # and prepares the rounds: the first one should not load word lists
 
 
 async def application(scope, receive, send):

@@ -93,9 +93,11 @@ if not getattr(kombu_redis.Channel.close, "__boggle_patched__", False):
 
 @worker_process_init.connect
 def _preload_board_reader(**_: Any) -> None:
-    """Each worker process (prefork pool, Celery's default) loads the board reader as it
-    starts, in a thread: the process must report ready within seconds, TensorFlow takes
-    longer. ``--pool=solo`` sends no such signal; it loads the reader on the first photo."""
+    """Each worker process (prefork pool, Celery's default; the solo pool's one process sends
+    the signal too) loads the board reader as it starts, in a thread: the process must
+    report ready within seconds, TensorFlow takes longer."""
+    from games.warm_up import start_warm_up
     from photos.reading import preload_reader
 
     preload_reader()
+    start_warm_up()  # the rounds this worker prepares: the first one warm too

@@ -477,3 +477,20 @@ def media_dir(env: Env, base_dir: Path) -> Path:
     must be shared by the web processes (which save) and the workers (which read)."""
     value = get_str(env, "BOGGLE_MEDIA_DIR")
     return Path(value) if value else base_dir / "var" / "media"
+
+
+# Photos cannot fill the disk (photos.budget): megabytes of photos an address, and a room,
+# may send within any hour, and the free space (MB) below which no photo is stored.
+PHOTO_MEGABYTES = {
+    "BOGGLE_PHOTO_MB_PER_ADDRESS_HOUR": 200,
+    "BOGGLE_PHOTO_MB_PER_ROOM_HOUR": 300,
+    "BOGGLE_PHOTO_MIN_FREE_MB": 1000,
+}
+
+
+def photo_megabytes(env: Env, name: str) -> int:
+    """One of PHOTO_MEGABYTES, in bytes: a whole number of MB (0 turns the floor off)."""
+    value = get_str(env, name, str(PHOTO_MEGABYTES[name]))
+    if not value.isdigit():
+        raise ImproperlyConfigured(f"{name} must be a whole number of megabytes, not {value!r}")
+    return int(value) * 1_000_000

@@ -30,7 +30,7 @@ BOGGLE_LAN_HOST = env.lan_host(ENV)
 # (web.proxies), and a switch.
 BOGGLE_TRUSTED_PROXIES = env.trusted_proxies(ENV)
 BOGGLE_RATE_LIMITS = env.get_bool(ENV, "BOGGLE_RATE_LIMITS", True)
-# Where the unknown-room-code budget is kept for all web processes (web.shared_windows):
+# Where the per-address limits are counted once for all web processes (web.limits_redis):
 # the production Redis; unset, each process counts its own.
 BOGGLE_LIMITS_REDIS_URL = env.get_str(ENV, "REDIS_URL")
 BOGGLE_REDIS_PREFIX = env.redis_key_prefix(ENV)
@@ -141,10 +141,22 @@ USE_TZ = True
 # Daphne, Celery's worker processes) rather than on the first photo: TensorFlow takes some
 # 6 s of CPU and 550 MB, better spent before the games start than during a round.
 PHOTOS_PRELOAD_READER = env.get_bool(ENV, "BOGGLE_PRELOAD_READER", True)
+# Warm round preparation up as a process that prepares rounds starts (games.warm_up): the
+# first round after a start otherwise spends some 1.9 s loading word frequencies.
+GAMES_WARM_UP_ROUNDS = env.get_bool(ENV, "BOGGLE_WARM_UP_ROUNDS", True)
 
 # Uploaded board photos (photos app); not served publicly.
 MEDIA_URL = "media/"
 MEDIA_ROOT = env.media_dir(ENV, BASE_DIR)
+# Private whatever the process's umask (Django's default is 0644): the site's user and its
+# group (the operator's backups), never every account of the machine.
+FILE_UPLOAD_PERMISSIONS = 0o640
+FILE_UPLOAD_DIRECTORY_PERMISSIONS = 0o750
+# Photos cannot fill the disk (photos.budget): bytes an address and a room may send an
+# hour, and the free space on MEDIA_ROOT's disk below which uploads are refused.
+BOGGLE_PHOTO_BYTES_PER_ADDRESS_HOUR = env.photo_megabytes(ENV, "BOGGLE_PHOTO_MB_PER_ADDRESS_HOUR")
+BOGGLE_PHOTO_BYTES_PER_ROOM_HOUR = env.photo_megabytes(ENV, "BOGGLE_PHOTO_MB_PER_ROOM_HOUR")
+BOGGLE_PHOTO_MIN_FREE_BYTES = env.photo_megabytes(ENV, "BOGGLE_PHOTO_MIN_FREE_MB")
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]

@@ -1,5 +1,5 @@
-"""Staff pages for daily boards, attempts and the leaderboard. Results played at a pace no
-human reaches (daily.plausibility) are flagged: kept off the public leaderboard, listed
+"""Staff pages for daily boards, attempts and the leaderboard. Results played at a pace, or
+finding words, no person does (daily.plausibility) are flagged: kept off the public leaderboard, listed
 here under the "flagged" filter with the reason."""
 
 from django.contrib import admin, messages

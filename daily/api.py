@@ -90,6 +90,7 @@ def daily(request: HttpRequest) -> JsonResponse:
             "date": day.isoformat(),
             "board_size": boards.DAILY_BOARD_SIZE,
             "round_seconds": boards.DAILY_ROUND_SECONDS,
+            "dictionary": boards.dictionary_of(day),
             "leaderboard": leaderboard.top(day),
             "players": leaderboard.entries(day).count(),
             "played": device_entry(request, day),

@@ -2,8 +2,8 @@
 becomes the device's result under its nickname when the round ends (the device's first
 finished attempt under that nickname that day; later ones are practice).
 
-The public leaderboard lists, per nickname, the first result with points and a human pace
-(daily.plausibility): that device owns the nickname for the day, and other devices are
+The public leaderboard lists, per nickname, the first result with points, a human pace and
+human findings (daily.plausibility): that device owns the nickname for the day, and other devices are
 refused it. A result with 0 points, or flagged, claims nothing (docs/api.md, "What the
 leaderboard guarantees")."""
 
@@ -20,7 +20,7 @@ from daily import boards, plausibility
 from daily.exceptions import NicknameHeldToday, OneRoundRoom, SoloRoom
 from daily.models import DailyGame, DailyScore
 from dictionaries.exceptions import DictionaryError
-from games import replays, rounds
+from games import common_words, replays, rounds
 from games.models import Player, Room, Round, Submission
 from games.nicknames import display_nickname, nickname_key
 from solver.errors import SolverError
@@ -75,6 +75,7 @@ def do_start_attempt(nickname: Any, device: str) -> tuple[Room, Player, DailyGam
     room, host = replays.do_create_room(nickname, settings, board.board)
     game = DailyGame.objects.create(room=room, date=day, player=host, device=device)
     rounds.do_start_round(host)
+    room.refresh_from_db()  # as the round left it: its board taken, no next_board to show
     return room, host, game
 
 
@@ -94,8 +95,9 @@ def record_rounds(sender: Any, rounds: list[Round], **kwargs: Any) -> None:
     """games.signals.rounds_ended: the first round of a daily room is its attempt. Its
     player's score becomes the device's result under the nickname for the board's date
     (not the date it ended: a round begun at 23:59 counts for that day), unless the device
-    has one already. It is listed when it has points, a human pace, and no other device
-    listed the nickname first. One query finds the attempts among the rounds."""
+    has one already. It is listed when it has points, a human pace and human findings, and
+    no other device listed the nickname first. One query finds the attempts among the
+    rounds."""
     first_rounds = {round_.room_id: round_ for round_ in rounds if round_.number == 1}
     if not first_rounds:  # no query for later rounds
         return
@@ -116,8 +118,10 @@ def record_rounds(sender: Any, rounds: list[Round], **kwargs: Any) -> None:
 def _store_result(game: DailyGame, round_: Round) -> bool:
     """Write the attempt's result; False when the device got one just now (a race)."""
     player = game.player
-    points, words, best_word, times = _score(round_, player)
-    reason = plausibility.pace_reason(times)
+    points, words, best_word, times, found = _score(round_, player)
+    reason = plausibility.pace_reason(times) or plausibility.findings_reason(
+        found, _board_words(round_)
+    )
     fields = {
         "date": game.date,
         "nickname": player.nickname,
@@ -142,20 +146,31 @@ def _store_result(game: DailyGame, round_: Round) -> bool:
     return False
 
 
-def _score(round_: Round, player: Player) -> tuple[int, int, str, list[float]]:
+def _score(round_: Round, player: Player) -> tuple[int, int, str, list[float], list[str]]:
     """Points, words that scored, the best of them (most points, then longest, then first
-    alphabetically), after games.rounds.score_words; and when each accepted word was
-    entered (seconds since the round started), for daily.plausibility."""
+    alphabetically), after games.rounds.score_words; and, for daily.plausibility, when each
+    accepted word was entered (seconds since the round started) and the accepted words in
+    the order they were entered."""
     accepted = list(
-        Submission.objects.filter(
-            round=round_, player=player, verdict=Verdict.ACCEPTED
-        ).values_list("word", "points", "cancelled", "created_at")
+        Submission.objects.filter(round=round_, player=player, verdict=Verdict.ACCEPTED)
+        .order_by("created_at", "id")
+        .values_list("word", "points", "cancelled", "created_at")
     )
     scored = [(word, points or 0) for word, points, cancelled, _at in accepted if not cancelled]
     best = min(scored, key=lambda item: (-item[1], -len(item[0]), item[0]), default=("", 0))
     origin = round_.starts_at or round_.created_at
     times = [(at - origin).total_seconds() for *_rest, at in accepted]
-    return sum(points for _, points in scored), len(scored), best[0], times
+    found = [word for word, *_rest in accepted]
+    return sum(points for _, points in scored), len(scored), best[0], times, found
+
+
+def _board_words(round_: Round) -> list[plausibility.BoardWord]:
+    """The round's solution as daily.plausibility judges it: each word's points, and
+    whether it is common (games.common_words: the flag stored when it was solved)."""
+    common = common_words.round_common_words(round_.solution, round_.dictionary)
+    return [
+        plausibility.BoardWord(entry[0], entry[1], entry[0] in common) for entry in round_.solution
+    ]
 
 
 @transaction.atomic

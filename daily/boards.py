@@ -12,10 +12,11 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from daily.models import DailyBoard
-from games.room_dictionaries import current_version, word_list_for_version
+from games.room_dictionaries import current_version, dictionary_title, word_list_for_version
 from solver.daily import daily_board
 
-# The daily board is always the classic game in English.
+# The daily board is always the classic game in English, whatever the page's language: one
+# board and one leaderboard for everyone (docs/api.md, "Daily board and solo practice").
 DAILY_DICTIONARY = "english"
 DAILY_BOARD_SIZE = "4x4"
 DAILY_ROUND_SECONDS = 180
@@ -47,3 +48,11 @@ def board_for(day: date) -> DailyBoard:
             )
     except IntegrityError:  # another request stored it first: use theirs
         return DailyBoard.objects.get(date=day)
+
+
+def dictionary_of(day: date) -> dict[str, str]:
+    """The dictionary ``day``'s board is played with, ``{name, title}``: the one it was
+    stored with, else (not derived yet) the daily dictionary. Derives nothing."""
+    stored = DailyBoard.objects.filter(date=day).values_list("dictionary", flat=True).first()
+    name = stored or DAILY_DICTIONARY
+    return {"name": name, "title": dictionary_title(name)}

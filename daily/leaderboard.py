@@ -1,5 +1,5 @@
 """A date's public leaderboard: the listed results (daily.attempts: one per nickname, with
-points and a human pace) by points (highest first), ties to the earlier finish."""
+points, played by a person as far as daily.plausibility tells) by points (highest first), ties to the earlier finish."""
 
 from __future__ import annotations
 
@@ -49,7 +49,7 @@ def entry_dict(score: DailyScore, rank: int | None = None) -> dict[str, Any]:
 
 def unlisted_reason(score: DailyScore) -> str | None:
     """Why a device's result is not on the public leaderboard, for its player: ``no_points``,
-    ``under_review`` (a pace no human reaches: staff see it in the admin) or
+    ``under_review`` (flagged, daily.plausibility: staff see it in the admin) or
     ``nickname_taken`` (another device listed the nickname first); None when listed."""
     if score.listed:
         return None

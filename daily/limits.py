@@ -1,5 +1,6 @@
 """How often daily attempts may start (web.throttle buckets), on top of the room-creation
-limit every attempt also counts against (it creates a room).
+limit every attempt also counts against (it creates a room). In production both are counted
+once for the whole site, in Redis (web.shared_buckets), whichever web process answers.
 
 Each attempt can become a leaderboard entry, under any nickname; a person plays a few a
 day, a script would fill the board with them."""

@@ -59,8 +59,8 @@ class DailyGame(models.Model):
 
 class DailyScore(models.Model):
     """A device's result under a nickname on a date: its first finished attempt. The public
-    leaderboard lists the ``listed`` ones: per nickname, the first with points and a human
-    pace (daily.attempts, daily.plausibility); that device owns the nickname for the day."""
+    leaderboard lists the ``listed`` ones: per nickname, the first with points, a human
+    pace and human findings (daily.attempts, daily.plausibility); that device owns the nickname for the day."""
 
     date = models.DateField()
     nickname = models.CharField(max_length=NICKNAME_MAX_LENGTH)
@@ -76,14 +76,14 @@ class DailyScore(models.Model):
     finished_at = models.DateTimeField()
     listed = models.BooleanField(
         default=True,
-        help_text="On the public leaderboard: the nickname's first entry with points and a "
-        "plausible pace. Off for 0 points, flagged entries, and a nickname another device "
-        "holds.",
+        help_text="On the public leaderboard: the nickname's first entry with points that a "
+        "person plausibly played. Off for 0 points, flagged entries, and a nickname another "
+        "device holds.",
     )
     flagged = models.BooleanField(
         default=False,
-        help_text="Played at a pace no human reaches (daily.plausibility): kept off the "
-        "public leaderboard.",
+        help_text="Played at a pace, or finding words, no person does (daily.plausibility: "
+        "the reason says which rule): kept off the public leaderboard.",
     )
     flag_reason = models.CharField(max_length=200, blank=True)
     player = models.ForeignKey(

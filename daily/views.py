@@ -33,6 +33,7 @@ def leaderboard_page(request: HttpRequest) -> HttpResponse:
             "is_today": day == today,
             "entries": entries,
             "players": leaderboard.entries(day).count(),
+            "dictionary": boards.dictionary_of(day),
             "mine": mine,
             "previous": (day - timedelta(days=1)).isoformat(),
             "next": (day + timedelta(days=1)).isoformat() if day < today else None,

@@ -1,6 +1,11 @@
-"""Staff pages for dice sets: what each set remembers, its dice as small pictures, and
+"""Staff pages for dice sets: what each set learnt, its dice as small pictures, and
 deleting one exemplar (the inline's Delete box), all of a set's (an action), or the set
-(not the installation's: it can only be emptied)."""
+(not the installation's: it can only be emptied).
+
+"Remembered dice" lists every die of every set with where it came from (room, photo,
+when), what the reader alone read on it and whether it is contested; its actions approve
+dice for the installation's set (which reads nothing else) and undo, in one go, everything
+the selected dice's rooms or photos taught, in every set (``dicesets.services``)."""
 
 from __future__ import annotations
 
@@ -8,12 +13,13 @@ import io
 from typing import Any
 
 from django.contrib import admin, messages
-from django.db.models import Count, QuerySet
+from django.db.models import Count, Q, QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html
 from PIL import Image
 
+from dicesets import services
 from dicesets.models import CROP_BYTES, DiceSet, Exemplar
 from vision.nets import CLASSIFIER_INPUT
 
@@ -31,10 +37,33 @@ def crop_png(crop: bytes) -> bytes:
     return buffer.getvalue()
 
 
+def die_picture(obj: Exemplar) -> str:
+    url = reverse("admin:dicesets_exemplar_crop", args=[obj.pk])
+    return format_html(
+        '<img src="{}" width="{}" height="{}" alt="{}">', url, SHOWN_SIDE, SHOWN_SIDE, obj.face
+    )
+
+
+def unaided_text(obj: Exemplar) -> str:
+    """What the reader alone read on the die, e.g. "a (0.99)"; "?" when not known."""
+    if not obj.unaided_face or obj.unaided_confidence is None:
+        return "?"
+    return f"{obj.unaided_face} ({obj.unaided_confidence:.2f})"
+
+
 class ExemplarInline(admin.TabularInline):
     model = Exemplar
     extra = 0
-    fields = ("picture", "face", "room_code", "photo_id", "created_at")
+    fields = (
+        "picture",
+        "face",
+        "reader_alone",
+        "contested",
+        "approved_at",
+        "room_code",
+        "photo_id",
+        "created_at",
+    )
     readonly_fields = fields
     ordering = ("face", "-id")
     verbose_name = "remembered die"
@@ -45,10 +74,11 @@ class ExemplarInline(admin.TabularInline):
 
     @admin.display(description="die")
     def picture(self, obj: Exemplar) -> str:
-        url = reverse("admin:dicesets_exemplar_crop", args=[obj.pk])
-        return format_html(
-            '<img src="{}" width="{}" height="{}" alt="{}">', url, SHOWN_SIDE, SHOWN_SIDE, obj.face
-        )
+        return die_picture(obj)
+
+    @admin.display(description="the reader alone read")
+    def reader_alone(self, obj: Exemplar) -> str:
+        return unaided_text(obj)
 
 
 @admin.register(DiceSet)
@@ -58,6 +88,7 @@ class DiceSetAdmin(admin.ModelAdmin):
         "installation",
         "started_in",
         "exemplar_count",
+        "waiting_count",
         "faces_covered",
         "created_at",
         "last_used_at",
@@ -76,6 +107,9 @@ class DiceSetAdmin(admin.ModelAdmin):
             .get_queryset(request)
             .annotate(
                 exemplar_count=Count("exemplars"),
+                waiting_count=Count(
+                    "exemplars", filter=Q(installation=True, exemplars__approved_at__isnull=True)
+                ),
                 face_count=Count("exemplars__face", distinct=True),
             )
         )
@@ -83,6 +117,11 @@ class DiceSetAdmin(admin.ModelAdmin):
     @admin.display(description="dice remembered", ordering="exemplar_count")
     def exemplar_count(self, obj: DiceSet) -> int:
         return getattr(obj, "exemplar_count", 0)
+
+    @admin.display(description="waiting for approval", ordering="waiting_count")
+    def waiting_count(self, obj: DiceSet) -> int:
+        """The installation's set reads only the dice staff approved ("Remembered dice")."""
+        return getattr(obj, "waiting_count", 0)
 
     @admin.display(description="faces covered", ordering="face_count")
     def faces_covered(self, obj: DiceSet) -> int:
@@ -141,3 +180,78 @@ class DiceSetAdmin(admin.ModelAdmin):
         response = HttpResponse(png, content_type="image/png")
         response["Cache-Control"] = "private, max-age=3600"  # an exemplar never changes
         return response
+
+
+@admin.register(Exemplar)
+class ExemplarAdmin(admin.ModelAdmin):
+    """Every remembered die: where it came from, and the approve and undo actions."""
+
+    list_display = (
+        "picture",
+        "face",
+        "reader_alone",
+        "contested",
+        "dice_set",
+        "approved",
+        "room_code",
+        "photo_id",
+        "created_at",
+    )
+    list_filter = ("contested", ("approved_at", admin.EmptyFieldListFilter), "dice_set")
+    search_fields = ("room_code", "=photo_id", "face")
+    list_select_related = ("dice_set",)
+    fields = list_display
+    readonly_fields = list_display
+    actions = ["approve_for_installation", "forget_rooms", "forget_photos"]
+    list_per_page = 200
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # dice come from confirmed photos only
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False  # nothing to edit: approve or forget (the actions)
+
+    def has_approve_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm("dicesets.change_diceset")
+
+    @admin.display(description="die")
+    def picture(self, obj: Exemplar) -> str:
+        return die_picture(obj)
+
+    @admin.display(description="the reader alone read")
+    def reader_alone(self, obj: Exemplar) -> str:
+        return unaided_text(obj)
+
+    @admin.display(description="read in the installation's set", boolean=True)
+    def approved(self, obj: Exemplar) -> bool | None:
+        if not obj.dice_set.installation:
+            return None  # a room's own set: read by that room without approval
+        return obj.approved_at is not None
+
+    @admin.action(
+        description="Approve for the installation's set (every room reads it)",
+        permissions=["approve"],
+    )
+    def approve_for_installation(self, request: HttpRequest, queryset: QuerySet[Exemplar]) -> None:
+        added = services.approve_for_installation(queryset, approved_by=request.user.get_username())
+        self.message_user(
+            request, f"The installation's set gained {added} approved dice.", messages.SUCCESS
+        )
+
+    @admin.action(
+        description="Forget everything the selected dice's rooms taught (every set)",
+        permissions=["delete"],
+    )
+    def forget_rooms(self, request: HttpRequest, queryset: QuerySet[Exemplar]) -> None:
+        codes = set(queryset.values_list("room_code", flat=True))
+        forgotten = services.forget_taught_by(room_codes=codes)  # type: ignore[arg-type]
+        self.message_user(request, f"Forgot {forgotten} dice.", messages.SUCCESS)
+
+    @admin.action(
+        description="Forget everything the selected dice's photos taught (every set)",
+        permissions=["delete"],
+    )
+    def forget_photos(self, request: HttpRequest, queryset: QuerySet[Exemplar]) -> None:
+        photos = set(queryset.values_list("photo_id", flat=True))
+        forgotten = services.forget_taught_by(photo_ids=photos)  # type: ignore[arg-type]
+        self.message_user(request, f"Forgot {forgotten} dice.", messages.SUCCESS)

@@ -10,6 +10,12 @@ and the ``photo_set.changed`` event.
 What a room sees: on a public installation (``BOGGLE_PUBLIC_URL`` set) the installation's
 set and the sets this room started, never the names of other rooms' sets; in the embedded
 default (a laptop at home, one household) every set.
+
+What a room teaches: only a set of its own (``learning_set``). A room that learns while it
+uses the installation's set gets a set of its own for it, which starts with the dice staff
+approved for the installation's set; the installation's set learns only what staff approve
+(``dicesets.services.approve_for_installation``), so no host's corrections reach another
+room's photos.
 """
 
 from __future__ import annotations
@@ -24,7 +30,15 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from dicesets.exceptions import PhotoSetNotFound
-from dicesets.models import INSTALLATION_SET_NAME, NAME_MAX_LENGTH, DiceSet, Exemplar, RoomDiceSet
+from dicesets.exemplars import copy_exemplars
+from dicesets.models import (
+    INSTALLATION_SET_NAME,
+    NAME_MAX_LENGTH,
+    DiceSet,
+    Exemplar,
+    RoomDiceSet,
+    read_by_the_reader,
+)
 from games import events
 from games.checks import SettingsPart, is_int
 from games.models import Room, Round
@@ -109,7 +123,44 @@ def visible_sets(room: Room, current: DiceSet | None = None) -> QuerySet[DiceSet
 
 
 def started_count(room: Room) -> int:
-    return 0 if room.pk is None else DiceSet.objects.filter(started_in=room).count()
+    """Sets the room's host started (its own set for learning is not one of them)."""
+    if room.pk is None:
+        return 0
+    return DiceSet.objects.filter(started_in=room, started_for_learning=False).count()
+
+
+def own_set_name(room: Room) -> str:
+    return _("Dice of room %(code)s") % {"code": room.code}
+
+
+def learning_set(room: Room, choice: RoomDiceSet | None) -> DiceSet:
+    """The set a room's confirmed dice go into, locked (``select_for_update``): the room's
+    chosen set, unless that is the installation's, which no room teaches: then a set of the
+    room's own, made the room's choice. Precondition: in a transaction holding the room's
+    row lock (no two of its own sets at once)."""
+    chosen = chosen_set(choice)
+    if not chosen.installation:
+        return DiceSet.objects.select_for_update().get(pk=chosen.pk)
+    own = (
+        DiceSet.objects.select_for_update()
+        .filter(started_in=room, started_for_learning=True)
+        .order_by("id")
+        .first()
+    )
+    if own is None:
+        own = DiceSet.objects.create(
+            name=own_set_name(room), started_in=room, started_for_learning=True
+        )
+        own = DiceSet.objects.select_for_update().get(pk=own.pk)
+        # It starts with what staff approved for the installation's set: a room that
+        # learns reads no worse than one that does not.
+        approved = Exemplar.objects.filter(dice_set=chosen, approved_at__isnull=False)
+        copy_exemplars(approved.order_by("id"), own)
+    if choice is None:
+        choice = RoomDiceSet(room=room)
+    choice.dice_set = own
+    choice.save()
+    return own
 
 
 def check_set_name(raw: Any) -> str:
@@ -201,6 +252,8 @@ def do_apply_change(room: Room, change: PhotoSetChange) -> None:
     if change.learn is not None:
         choice.learn = change.learn
     choice.save()
+    if change.learn and chosen_set(choice).installation:
+        learning_set(room, choice)  # turned on without a set of its own: it gets one
     if choice.dice_set_id is not None:
         DiceSet.objects.filter(pk=choice.dice_set_id).update(last_used_at=timezone.now())
     emit_changed(room)
@@ -215,12 +268,19 @@ def photo_set_dict(room: Room) -> dict[str, Any]:
     """The room's dice set as clients see it (docs/api.md, "Dice sets")."""
     choice = room_choice(room)
     current = chosen_set(choice)
-    counted = visible_sets(room, current).annotate(exemplar_count=Count("exemplars"))
+    counted = visible_sets(room, current).annotate(
+        exemplar_count=Count("exemplars", filter=read_by_the_reader(from_set=True))
+    )
     listed = list(counted.order_by("-installation", "-last_used_at", "id")[:MAX_CHOICES])
     if all(dice_set.pk != current.pk for dice_set in listed):
         listed.append(counted.get(pk=current.pk))
     by_id = {dice_set.pk: dice_set for dice_set in listed}
-    faces = Exemplar.objects.filter(dice_set=current).values("face").distinct().count()
+    faces = (
+        Exemplar.objects.filter(read_by_the_reader(), dice_set=current)
+        .values("face")
+        .distinct()
+        .count()
+    )
     return {
         "id": current.pk,
         "name": current.name,

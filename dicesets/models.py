@@ -2,10 +2,16 @@
 
 A ``DiceSet`` is a physical set of dice on somebody's table; its ``Exemplar`` rows are dice
 cut from photos of it whose faces a host confirmed, at most ``vision.memory.MAX_PER_FACE``
-per face (the newest kept: ``dicesets.services.remember_board``). Exactly one set is the
-installation's: made by the data migration, used by every room that chose no other, never
-deleted (only emptied). A room's choice, and whether its photos' dice may be kept, is a
-``RoomDiceSet`` row (none: the installation's set and the installation's default).
+per face, contested and not apart (the newest kept: ``dicesets.services.remember_board``).
+Exactly one set is the installation's: made by the data migration, used by every room that
+chose no other, never deleted (only emptied). A room's choice, and whether its photos' dice
+may be kept, is a ``RoomDiceSet`` row (none: the installation's set and the installation's
+default).
+
+No room teaches the installation's set: a room learning while it uses it learns into a set
+of its own (``started_for_learning``), and the installation's set reads only the exemplars
+staff approved (``approved_at``: ``dicesets.admin``), so one host's corrections never reach
+another room's photos.
 """
 
 from __future__ import annotations
@@ -45,6 +51,11 @@ class DiceSet(models.Model):
         related_name="+",
         help_text="The room whose host started it (empty once that room is deleted).",
     )
+    started_for_learning = models.BooleanField(
+        default=False,
+        help_text="Started for its room when the room learnt from a photo while it used the "
+        "installation's set: the room learns into this one instead (one per room).",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     last_used_at = models.DateTimeField(
         default=timezone.now,
@@ -81,6 +92,22 @@ class Exemplar(models.Model):
     # before the exemplars they taught.
     room_code = models.CharField(max_length=16, null=True, blank=True)
     photo_id = models.PositiveBigIntegerField(null=True, blank=True)
+    # What the reader alone read on this die (no set's memory) when the photo was read.
+    unaided_face = models.CharField(max_length=2, blank=True, default="")
+    unaided_confidence = models.FloatField(null=True, blank=True)
+    contested = models.BooleanField(
+        default=False,
+        help_text="The confirmed face contradicts what the reader alone read confidently on "
+        "this die (vision.memory.contradicts): kept apart, it never makes a die confident "
+        "on its own.",
+    )
+    approved_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="When staff approved it for the installation's set: that set reads only "
+        "approved dice. Empty in other sets (their rooms' own).",
+    )
+    approved_by = models.CharField(max_length=150, blank=True, default="")
 
     class Meta:
         ordering = ["dice_set", "face", "-id"]
@@ -88,6 +115,15 @@ class Exemplar(models.Model):
 
     def __str__(self) -> str:
         return f"{self.face!r} of {self.dice_set_id}"
+
+
+def read_by_the_reader(from_set: bool = False) -> Q:
+    """The exemplars the photo reader reads: every one of a room's set, and only those
+    staff approved of the installation's. A filter on ``Exemplar``, or with ``from_set``
+    on ``DiceSet``'s ``exemplars`` (to count them per set)."""
+    if from_set:
+        return Q(installation=False) | Q(exemplars__approved_at__isnull=False)
+    return Q(dice_set__installation=False) | Q(approved_at__isnull=False)
 
 
 class RoomDiceSet(models.Model):

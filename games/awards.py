@@ -8,7 +8,8 @@ game's ended rounds; an award nobody earned (no word scored, a single round) is 
 - ``best_find``: the rarest word that scored, by how often it appears in print (its Zipf
   frequency, ``games.common_words``; words rarer than once per million words tie, and then
   the longer, the higher scoring wins);
-- ``fastest_first_word``: the quickest accepted word after a round's start;
+- ``fastest_first_word``: the quickest accepted word after a round's start, by when it
+  reached the server (``Submission.received_at``), not when it was written;
 - ``most_improved``: the biggest rise in points from the player's first round of the game to
   their last (two rounds at least).
 
@@ -23,6 +24,8 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
+
+from django.db.models.functions import Coalesce
 
 from games import common_words
 from games.models import Player, Room, Round, Submission
@@ -74,7 +77,8 @@ def decide(
             "fastest_first_word",
             [entry for entry in _first_words(entries) if entry.seconds is not None],
             key=lambda e: (e.seconds, e.word),
-            same=lambda e: e.seconds,  # to the millisecond: a tie is two words at once
+            # To the millisecond: a tie is two words at once.
+            same=lambda e: round((e.seconds or 0.0) * 1000),
             detail=lambda e: {
                 "word": e.word,
                 "round": e.round_number,
@@ -166,13 +170,22 @@ def game_awards(room: Room, game: int, names: dict[int, str] | None = None) -> l
     }
     if not rounds:
         return []
+    # When each word reached the server, not when its row was written (words wait in the
+    # writers' lanes); rows from before ``received_at`` was kept have only the latter.
     rows = Submission.objects.filter(
         round_id__in=list(rounds), verdict=Verdict.ACCEPTED
-    ).values_list("round_id", "player_id", "word", "points", "cancelled", "created_at")
+    ).values_list(
+        "round_id",
+        "player_id",
+        "word",
+        "points",
+        "cancelled",
+        Coalesce("received_at", "created_at"),
+    )
     accepted = []
-    for round_id, player_id, word, points, cancelled, created_at in rows:
+    for round_id, player_id, word, points, cancelled, arrived in rows:
         starts_at = rounds[round_id].starts_at
-        seconds = (created_at - starts_at).total_seconds() if starts_at and created_at else None
+        seconds = (arrived - starts_at).total_seconds() if starts_at and arrived else None
         accepted.append(
             Accepted(
                 rounds[round_id].number,

@@ -133,6 +133,7 @@ def take_turn(
         word=word,
         verdict=Verdict.ACCEPTED,
         client_id=client_id,
+        received_at=datetime.fromtimestamp(received_at, tz=UTC),
     )
     played = replace(game, clock=clock.play(received_ms), played=(*game.played, (player_id, word)))
     _move(round_, played, PLAYED, player_id, word)

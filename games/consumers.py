@@ -38,6 +38,7 @@ from games import (
     results_cache,
     rooms,
     rounds,
+    socket_auth,
     standings,
     state,
     teams,
@@ -46,12 +47,11 @@ from games import (
 )
 from games import live as live_rounds
 from games.access import find_room_from
-from games.exceptions import NotAPlayer, RoomNotFound
+from games.exceptions import NotAPlayer, RoomNotFound, TokenInUrl
 from games.models import Challenge, Player, Room
 from games.sessions import player_id_from_session
 from web import i18n, socket_limits, throttle, wire
 from web.errors import ClientError, InvalidInput, RateLimited
-from web.text import query_value
 from web.threads import in_thread
 
 logger = logging.getLogger(__name__)
@@ -62,6 +62,8 @@ MAX_MESSAGE_CHARS = 4096
 CLOSE_NO_ROOM = 4404
 CLOSE_NOT_A_PLAYER = 4403
 CLOSE_KICKED = 4001
+# A token in the socket's address (``?token=``): refused, never read (games.socket_auth).
+CLOSE_TOKEN_IN_URL = 4400
 CLOSE_LEFT = 1000
 # Requests answered side by side, each in its own task, so a slow database write does not
 # hold up the socket's next frames or the room's events; others are answered in order.
@@ -154,13 +156,20 @@ class RoomConsumer(AsyncWebsocketConsumer):
         except throttle.Throttled as error:
             await self._refuse_extra_socket(str(error))
             return None
+        try:
+            socket_auth.refuse_secret_in_url(self.scope)
+        except TokenInUrl as error:
+            await self._refuse_join(error)
+            return None
         return self.scope["url_route"]["kwargs"]["code"]
 
     async def _refuse_join(self, error: ClientError) -> None:
-        """Tell why the socket cannot join (no such room, not a player, too many unknown
-        room codes from the address) and close it."""
+        """Tell why the socket cannot join (no such room, not a player, a token in its
+        address, too many unknown room codes from the address) and close it."""
         await self._send({"type": "error", **error.to_dict()})
         close = CLOSE_NO_ROOM if error.code == "room_not_found" else CLOSE_NOT_A_PLAYER
+        if isinstance(error, TokenInUrl):
+            close = CLOSE_TOKEN_IN_URL
         if isinstance(error, RateLimited):  # the address's unknown room codes are used up
             close = socket_limits.CLOSE_TOO_MANY_SOCKETS
         await self.close(code=close)
@@ -176,7 +185,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         code = await self._open()
         if code is None:
             return
-        token = query_value(self.scope.get("query_string", b""), "token")
+        token = socket_auth.handshake_token(self.scope)
         if token is not None:
             if not socket_limits.claim_token(token):
                 await self._refuse_extra_socket()

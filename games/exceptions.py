@@ -9,6 +9,7 @@ ClientError (web.errors)
  ├── NotAPlayer          403 the token or session does not belong to a player of the room
  │    └── Kicked          403 ... because the host kicked that player and has not let them back
  ├── NotHost             403 a host-only action by someone else
+ ├── TokenInUrl          400 a room socket opened with ``?token=``: secrets go in a header
  ├── NicknameTaken       409 another player in the room has that nickname
  ├── JoinRefused         403 the host of a locked room said no to this device
  ├── WaitingListFull     409 too many newcomers already wait at a locked room
@@ -47,6 +48,11 @@ class Kicked(NotAPlayer):
 class NotHost(ClientError):
     code = "not_host"
     status = 403
+
+
+class TokenInUrl(ClientError):
+    code = "token_in_url"
+    status = 400
 
 
 class NicknameTaken(ClientError):

@@ -437,6 +437,14 @@ class Submission(models.Model):
         max_length=64, blank=True, help_text="The client's id for the entry: resends are ignored."
     )
     created_at = models.DateTimeField(auto_now_add=True)
+    # Accepted words are written in batches, behind other players' (games.writers): the
+    # row's created_at can be later than the word's arrival, which the awards measure.
+    received_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="When an accepted word reached the server; null for refused entries and"
+        " rows written before it was kept.",
+    )
     points = models.PositiveIntegerField(null=True, blank=True, help_text="Set when scored.")
     cancelled = models.BooleanField(default=False, help_text="Found by another player too.")
 

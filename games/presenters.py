@@ -80,15 +80,16 @@ def settings_dict(room: Room) -> dict:
 def round_dict(round_: Round, common: frozenset[str] | None = None) -> dict:
     """What everyone may see of a round (never other players' words). ``common``: the
     round's common words when the caller has them already (else looked up if needed)."""
+    shown = board_shown(round_)
     return {
         "number": round_.number,
         "game": round_.game,
         "number_in_game": number_in_game(round_),
         "status": round_.status,
-        "board": round_.board,
+        "board": round_.board if shown else None,
         "rows": round_.rows,
         "cols": round_.cols,
-        "grid": _grid(round_),
+        "grid": _grid(round_) if shown else None,
         "min_length": round_.min_length,
         "dictionary": round_.dictionary,
         "cancel_duplicates": round_.cancel_duplicates,
@@ -110,6 +111,14 @@ def round_dict(round_: Round, common: frozenset[str] | None = None) -> dict:
         "word_counts": word_counts(round_, common),
         "ready_check": ready_check_dict(round_),
     }
+
+
+def board_shown(round_: Round) -> bool:
+    """Whether a round's letters may leave the server: once it has started (its countdown
+    with them), so everyone gets them at once with ``round.started``. A round preparing or
+    waiting in a ready check shows its size only: its board would be a head start for
+    whoever holds back "ready" (issue 48)."""
+    return round_.status != Round.Status.PREPARING
 
 
 def ready_check_dict(round_: Round) -> dict | None:

@@ -1,8 +1,9 @@
 """The ready check: with the room's ``ready_check`` on, a round's countdown waits until every
 online player has said they are ready, or the host starts it anyway.
 
-The round is solved first (``games.rounds``): its board reaches every page with
-``round.ready_check``, so nobody is asked while their phone still loads it. Then:
+The round is solved first (``games.rounds``), then ``round.ready_check`` asks every page,
+with the board's size but not its letters (``presenters.board_shown``): they reach everyone
+at once with ``round.started``, so holding back "ready" is no head start. Then:
 
 - ``ready``: a player is ready; when nobody online is waited for any more, the countdown
   starts (``rounds.start_countdown``);

@@ -127,3 +127,25 @@ def dictionary_for_language(language: str) -> str:
         if language_of == wanted:
             return name
     return default
+
+
+def dictionary_title(name: str) -> str:
+    """What a page calls the dictionary ``name``: its title where a room may choose it,
+    else the named list's, else its name."""
+    title = available_dictionaries().get(name)
+    if title is None and name in NAMED_LISTS:
+        title = NAMED_LISTS[name].title
+    return title or name
+
+
+def dictionary_choices(language: str) -> dict[str, object]:
+    """What a page in ``language`` offers in its dictionary fields (the start page's "Start
+    a game" and "Practice alone"): ``dictionaries``, every one a room may choose as
+    ``{name, title}`` (the default first), and ``dictionary``, the one chosen first
+    (``dictionary_for_language``). Before any is playable (a fresh installation compiling
+    its lists) the default alone, which a room then names in its clear error."""
+    choices = [{"name": n, "title": t} for n, t in available_dictionaries().items()]
+    chosen = dictionary_for_language(language)
+    if not any(choice["name"] == chosen for choice in choices):
+        choices.insert(0, {"name": chosen, "title": dictionary_title(chosen)})
+    return {"dictionaries": choices, "dictionary": chosen}

@@ -79,8 +79,7 @@ def do_join_room(room: Room, nickname: Any) -> Player:
     if room.host_id is None:
         Room.objects.filter(pk=room.pk).update(host=player)
         room.host_id = player.id
-    if room.mode == modes.TEAMS:
-        teams.place(room, player)  # player.joined says the team
+    teams.seat(room, player)  # player.joined says the team
     player.is_online = False  # a socket comes next
     events.emit_to_room(room, "player.joined", {"player": presenters.player_dict(player, 0)})
     return player
@@ -123,8 +122,7 @@ def do_rejoin(room: Room, player: Player, nickname: Any) -> Player:
         Room.objects.filter(pk=room.pk).update(host=player)
         room.host_id = player.id
     player.room = room
-    if room.mode == modes.TEAMS and not teams.has_team(room, player):
-        teams.place(room, player)
+    teams.seat(room, player)  # their team, also in a teams round under way
     player.is_online = False  # a socket comes next
     # Back with the points of this game's rounds played before they left (or were kicked).
     points = room_totals(room).get(player.id, 0)

@@ -161,9 +161,29 @@ def has_team(room: Room, player: Player) -> bool:
     return player.team is not None and 1 <= player.team <= room.team_count
 
 
+def seat(room: Room, player: Player) -> int | None:
+    """A player who joins, comes back or is let back in: in a teams room, their team (the
+    one they kept, else the smallest: ``place``), and a place in the teams round under way
+    (``round.teams``: else their words would cancel against their teammates' and their
+    points count for no team). None in other rooms. The caller tells the room."""
+    if room.mode != modes.TEAMS:
+        return None
+    if not has_team(room, player):
+        return place(room, player)
+    assert player.team is not None  # has_team
+    _join_round_under_way(room, player, player.team)
+    return player.team
+
+
 def place(room: Room, player: Player) -> int:
     """Put ``player`` (without a valid team, in a teams room) in the smallest team, also in
-    a teams round under way; returns the team. The caller tells the room."""
+    a teams round under way; returns the team. The caller tells the room.
+
+    The room's row is locked first (``FOR NO KEY UPDATE``: it waits for another join's
+    placing, not for the inserts of players, which only share-lock it), so players joining
+    at once are counted one after another and the teams stay even (on SQLite one writer
+    at a time does the same)."""
+    Room.objects.select_for_update(no_key=True).filter(pk=room.pk).values_list("pk").first()
     members = Counter(
         team
         for team in Player.objects.filter(
@@ -176,6 +196,13 @@ def place(room: Room, player: Player) -> int:
     team = smallest_team(members, room.team_count)
     player.team = team
     Player.objects.filter(pk=player.pk).update(team=team)
+    _join_round_under_way(room, player, team)
+    return team
+
+
+def _join_round_under_way(room: Room, player: Player, team: int) -> None:
+    """Add the player with ``team`` to the room's teams round that has not ended, if any
+    (one that is preparing, waiting for its players or running), unless they are in it."""
     under_way = (
         Round.objects.select_for_update()
         .filter(room=room, mode=modes.TEAMS)
@@ -183,11 +210,11 @@ def place(room: Room, player: Player) -> int:
         .order_by("-number")
         .first()
     )
-    if under_way is not None and under_way.number == _latest_number(room):
-        Round.objects.filter(pk=under_way.pk).update(
-            teams={**under_way.teams, str(player.pk): team}
-        )
-    return team
+    if under_way is None or under_way.number != _latest_number(room):
+        return
+    if str(player.pk) in under_way.teams:  # in it from its start: its teams stay as they are
+        return
+    Round.objects.filter(pk=under_way.pk).update(teams={**under_way.teams, str(player.pk): team})
 
 
 def _latest_number(room: Room) -> int | None:

@@ -7,18 +7,25 @@ before the websocket is open.
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.translation import get_language
 from django.views.decorators.cache import never_cache
 
 from games import state, waiting_api
 from games.access import find_room, join_url, viewer
 from games.exceptions import NotAPlayer, RoomNotFound
 from games.models import NICKNAME_MAX_LENGTH, Room
+from games.room_dictionaries import dictionary_choices
 from web.throttle import Throttled
 
 
 def home(request: HttpRequest) -> HttpResponse:
-    """The start page: create a room or join one by its code."""
-    return render(request, "games/home.html", {"nickname_max_length": NICKNAME_MAX_LENGTH})
+    """The start page: create a room or join one by its code; its dictionary fields offer
+    the page's language's dictionary first where one is installed."""
+    return render(
+        request,
+        "games/home.html",
+        {"nickname_max_length": NICKNAME_MAX_LENGTH, **dictionary_choices(get_language() or "en")},
+    )
 
 
 def room_for_page(request: HttpRequest, code: str) -> Room | HttpResponse:

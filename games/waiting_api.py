@@ -20,6 +20,7 @@ from games import access, presenters, rooms, waiting_room
 from games.exceptions import JoinRefused, Kicked, NoJoinRequest
 from games.models import JoinRequest, Room
 from games.sessions import join_request_key_from_session, remember_join_request, remember_player
+from web import throttle
 from web.json_api import bearer_token, json_api
 
 # How often a waiting page asks for its answer (seconds), as told to clients.
@@ -36,7 +37,7 @@ def newcomer_answer(request: HttpRequest, room: Room, nickname: Any) -> JsonResp
         return _answer(request, room, earlier, waiting_status=202, nickname=nickname)
     if not waiting_room.is_locked(room):
         return None
-    join_request = waiting_room.do_ask_to_join(room, nickname)
+    join_request = waiting_room.do_ask_to_join(room, nickname, throttle.client_address(request))
     remember_join_request(request.session, room.code, join_request.key)
     return _waiting_response(room, join_request, status=202, with_key=True)
 

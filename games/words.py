@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from django.db import connection, transaction
@@ -164,6 +165,8 @@ class Entry:
     judgement: Judgement
     client_id: str
     language: str | None
+    # When it reached the server (epoch seconds): stored with it, for the awards; None: now.
+    received_at: float | None = None
 
 
 def store(entries: list[Entry]) -> list[SubmitResult | Exception]:
@@ -200,7 +203,7 @@ def _store_one(entry: Entry) -> tuple[SubmitResult, bool]:
         entry.client_id,
     )
     instant = live.instant_verdicts
-    if _insert_if_running(live.id, player_id, judgement, client_id):
+    if _insert_if_running(live.id, player_id, judgement, client_id, entry.received_at):
         return SubmitResult(judgement.word, judgement.verdict, client_id, instant), True
     # Nothing written: the database has this entry already (a resend, or the word from
     # another tab or process: a unique constraint), or the round ended under us (the
@@ -266,25 +269,38 @@ def _transaction(entries: int) -> contextlib.AbstractContextManager[object]:
     return transaction.atomic()
 
 
-def _insert_if_running(round_id: int, player_id: int, judgement: Judgement, client_id: str) -> bool:
+def _insert_if_running(
+    round_id: int,
+    player_id: int,
+    judgement: Judgement,
+    client_id: str,
+    received_at: float | None = None,
+) -> bool:
     """INSERT the entry unless the round has ended or the player is no longer in the room;
-    True when written. On PostgreSQL the round row is share-locked, so ending the round
-    waits for this insert (and scores it), or this insert waits for the end and writes
-    nothing: never accepted and unscored. An entry the database holds already (a unique
-    constraint) is not written either, without an error: on PostgreSQL an error would
-    abort the transaction, and the other entries of the batch with it."""
+    True when written. ``received_at``: when it reached the server (epoch seconds; None:
+    now), kept apart from the row's ``created_at``, when it was written. On PostgreSQL the
+    round row is share-locked, so ending the round waits for this insert (and scores it),
+    or this insert waits for the end and writes nothing: never accepted and unscored. An
+    entry the database holds already (a unique constraint) is not written either, without
+    an error: on PostgreSQL an error would abort the transaction, and the other entries of
+    the batch with it."""
     lock = " FOR SHARE" if connection.vendor == "postgresql" else ""
     submission, round_ = Submission._meta.db_table, Round._meta.db_table
     player = Player._meta.db_table
     sql = (
         f"INSERT INTO {submission} "
-        "(round_id, player_id, word, verdict, client_id, created_at, points, cancelled) "
-        "SELECT %s, %s, %s, %s, %s, %s, NULL, %s "
+        "(round_id, player_id, word, verdict, client_id, created_at, received_at, points,"
+        " cancelled) "
+        "SELECT %s, %s, %s, %s, %s, %s, %s, NULL, %s "
         f"WHERE EXISTS (SELECT 1 FROM {round_} WHERE id = %s AND status = %s{lock}) "
         f"AND EXISTS (SELECT 1 FROM {player} WHERE id = %s AND left_at IS NULL AND NOT kicked) "
         "ON CONFLICT DO NOTHING"
     )
-    now = connection.ops.adapt_datetimefield_value(timezone.now())
+    written = timezone.now()
+    now = connection.ops.adapt_datetimefield_value(written)
+    arrived = connection.ops.adapt_datetimefield_value(
+        written if received_at is None else datetime.fromtimestamp(received_at, tz=UTC)
+    )
     params: list[int | str | None] = [
         round_id,
         player_id,
@@ -292,6 +308,7 @@ def _insert_if_running(round_id: int, player_id: int, judgement: Judgement, clie
         judgement.verdict,
         client_id,
         now,
+        arrived,
     ]
     with connection.cursor() as cursor:
         cursor.execute(sql, [*params, False, round_id, Round.Status.RUNNING, player_id])
@@ -362,7 +379,7 @@ async def submit(
         return outcome
     live.writing += 1
     try:
-        judged = Entry(live, player_id, outcome, client_id, translation.get_language())
+        judged = Entry(live, player_id, outcome, client_id, translation.get_language(), received_at)
         if live.chess:
             return await _take_turn(judged, entry, received_at)
         return await _writes.write(lane, judged)

@@ -19,6 +19,7 @@ from datetime import timedelta
 from typing import Any, BinaryIO, cast
 
 from django.conf import settings
+from django.core.files.base import ContentFile
 from django.core.files.uploadedfile import UploadedFile
 from django.db import close_old_connections, transaction
 from django.http import HttpRequest, HttpResponse, JsonResponse
@@ -32,6 +33,7 @@ from games import checks
 from games.access import find_room, viewer
 from games.exceptions import NotAPlayer
 from games.models import Player, Room, Round
+from photos import budget, metadata
 from photos.exceptions import (
     BadCorners,
     PhotoBusy,
@@ -273,25 +275,50 @@ def upload_photo(request: HttpRequest, code: str) -> JsonResponse:
 
 
 def store_upload(request: HttpRequest, room: Room | None, **fields: Any) -> BoardPhoto:
-    """The request's photo checked (``check_photo``: its header only) against the waiting
-    bounds, stored for ``room`` (None: the Solve page's) with ``fields`` (who sent it, a
-    key's hash), the room's oldest photos dropped, and its reading queued after commit.
-    PhotoError or RateLimited say why not."""
+    """The request's photo checked (``check_photo``: its header only) against the disk's
+    floor, the waiting bounds and the hourly byte budgets (``photos.budget``), stored
+    without its metadata (``photos.metadata``: no GPS position) for ``room`` (None: the
+    Solve page's) with ``fields`` (who sent it, a key's hash), the room's oldest photos
+    dropped, and its reading queued after commit. PhotoError or RateLimited say why not."""
     # A body over the limit never gets here: web.body_limit refuses it (413) before it is
     # read; check_photo refuses a file over the limit in a smaller body.
     upload = request.FILES.get("photo")
     extension, width, height = check_photo(upload)
+    stored = _without_metadata(cast(UploadedFile, upload), extension)
+    size = len(stored)
+    budget.check_free_space(size)
     address = client_address(request)
     check_pending(room, address)
-    with transaction.atomic():
-        photo = BoardPhoto(room=room, client_address=address, width=width, height=height, **fields)
-        photo.image.save(f"board.{extension}", upload, save=False)
-        photo.save()
-        if room is not None:
-            drop_old_photos(room)
-        photo_id = photo.pk
-        transaction.on_commit(lambda: enqueue_read(photo_id))
+    # Counted before storing, so that parallel uploads cannot all pass; given back when
+    # storing fails after all.
+    reservation = budget.reserve(address, room.code if room is not None else None, size)
+    try:
+        with transaction.atomic():
+            photo = BoardPhoto(
+                room=room, client_address=address, width=width, height=height, **fields
+            )
+            photo.image.save(f"board.{extension}", ContentFile(stored), save=False)
+            photo.save()
+            if room is not None:
+                drop_old_photos(room)
+            photo_id = photo.pk
+            transaction.on_commit(lambda: enqueue_read(photo_id))
+    except BaseException:
+        budget.release(reservation)
+        raise
     return photo
+
+
+def _without_metadata(upload: UploadedFile, extension: str) -> bytes:
+    """The photo's bytes as stored: its picture and EXIF orientation only, never where it
+    was taken (``photos.metadata``)."""
+    image_format = next(name for name, ext in EXTENSIONS.items() if ext == extension)
+    try:
+        return metadata.without_metadata(upload.read(), image_format)
+    except metadata.DamagedImage:
+        raise InvalidInput(_("the image is damaged and cannot be decoded")) from None
+    finally:
+        upload.seek(0)
 
 
 def _photo_of(room: Room, photo_id: int) -> BoardPhoto:
@@ -391,17 +418,18 @@ def check_corners(data: dict[str, Any], width: int, height: int) -> tuple[list[l
             raise InvalidInput(shape)
         if any(isinstance(v, bool) or not isinstance(v, int | float) for v in point):
             raise InvalidInput(shape)
-        x, y = float(point[0]), float(point[1])
-        if not (math.isfinite(x) and math.isfinite(y)):
+        if any(isinstance(v, float) and not math.isfinite(v) for v in point):
             raise InvalidInput(shape)
-        if not (0 <= x <= width and 0 <= y <= height):
+        # Compared as sent: JSON's integers have any number of digits, and one past a
+        # float's range cannot become a float (OverflowError); inside the photo, it can.
+        if not (0 <= point[0] <= width and 0 <= point[1] <= height):
             raise InvalidInput(
                 _(
                     "each corner must be inside the photo: x from 0 to %(width)s, y from 0 to %(height)s"
                 )
                 % {"width": width, "height": height}
             )
-        points.append([x, y])
+        points.append([float(point[0]), float(point[1])])
     # y grows downwards: going round clockwise on screen, every turn is a positive cross
     # product; one that is not means corners in another order, crossing or in a line.
     for index in range(4):

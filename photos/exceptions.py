@@ -9,7 +9,8 @@ ClientError
  ├── PhotoBusy          409 the photo is still being read: wait for board.read/unreadable
  ├── PhotoOutdated      409 not the room's photo any more (a newer one, a round started,
  │                          its board used)
- └── BadCorners         400 corners that frame no board (crossing, anticlockwise, tiny)
+ ├── BadCorners         400 corners that frame no board (crossing, anticlockwise, tiny)
+ └── StorageFull        507 the media disk is below its floor of free space
 """
 
 from __future__ import annotations
@@ -49,3 +50,10 @@ class PhotoOutdated(PhotoError):
 class BadCorners(PhotoError):
     code = "bad_corners"
     status = 400
+
+
+class StorageFull(PhotoError):
+    """The media disk is below its floor of free space (photos.budget): no photo is stored."""
+
+    code = "storage_full"
+    status = 507

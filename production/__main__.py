@@ -199,6 +199,12 @@ def start(args: argparse.Namespace) -> None:
     run_dir: Path = args.run_dir.resolve()
     (run_dir / "logs").mkdir(parents=True, exist_ok=True)
     (run_dir / "nginx").mkdir(exist_ok=True)
+    # nginx's workers (www-data when it starts as root) keep request bodies under nginx/:
+    # through bin/start's private umask (027) they may still pass on the way (o+x reads
+    # and lists nothing; the files stay private).
+    for folder in (run_dir.parent, run_dir, run_dir / "nginx"):
+        if not folder.stat().st_mode & 0o001:
+            folder.chmod(folder.stat().st_mode | 0o001)
     nginx_binary()  # before anything is set up: a missing nginx is the likeliest failure
     ports = daphne_ports(args.daphne_port, args.daphnes)
     for host, port in [(args.bind, args.port), *(("127.0.0.1", p) for p in ports)]:

@@ -167,6 +167,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
     guard.install()
     settings.PHOTOS_PRELOAD_READER = False
+    settings.GAMES_WARM_UP_ROUNDS = False  # a thread reading the database mid-test
     # The .mo files are build products (not in git): a bare `pytest` builds missing or
     # stale ones, before any translation is loaded.
     compile_messages.compile_all()

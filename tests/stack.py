@@ -43,7 +43,7 @@ PREFORK_WORKER = ("--concurrency", "2", "--without-mingle")
 # One process, no pool: lighter, for tests that only need tasks to run.
 SOLO_WORKER = ("--pool=solo", "--without-mingle", "--without-gossip")
 # Close codes after which the site's page does not reconnect (docs/api.md, "Close codes").
-FINAL_CLOSE_CODES = {1000, 4001, 4403, 4404}
+FINAL_CLOSE_CODES = {1000, 4001, 4400, 4403, 4404}
 
 
 def poll_until(
@@ -169,8 +169,9 @@ class Stack:
     def http_url(self, name: str) -> str:
         return f"http://127.0.0.1:{self.ports[name]}"
 
-    def ws_url(self, name: str, code: str, token: str) -> str:
-        return f"ws://127.0.0.1:{self.ports[name]}/ws/rooms/{code}/?token={token}"
+    def ws_url(self, name: str, code: str) -> str:
+        """A room's socket on one web process; the token goes in a header (``Client``)."""
+        return f"ws://127.0.0.1:{self.ports[name]}/ws/rooms/{code}/"
 
     def setup(self) -> None:
         """Compile the dictionaries and migrate the database, as a deployment does."""
@@ -327,7 +328,10 @@ class Client:
                 ws = None
                 try:
                     self.ws = ws = await websockets.connect(
-                        self.url, open_timeout=WAIT, close_timeout=2
+                        self.url,
+                        additional_headers={"Authorization": f"Bearer {self.token}"},
+                        open_timeout=WAIT,
+                        close_timeout=2,
                     )
                     async for raw in ws:
                         self.messages.append((now_ms(), json.loads(raw)))
@@ -496,7 +500,7 @@ async def open_room(
     clients = [
         Client(
             f"{code}/{nickname}@{web}",
-            site.ws_url(web, code, body["player"]["token"]),
+            site.ws_url(web, code),
             body["player"]["id"],
             body["player"]["token"],
             reconnect=reconnect,

@@ -17,12 +17,17 @@ Beside its scores the model's last hidden layer describes each crop. Two things 
   the crop's quarters) are compared with the exemplars the host confirmed, and the
   resemblance updates the classifier's probabilities (``vision.memory.Recall``): a die like
   a confirmed face's dice leans to it, a die unlike them leans away.
+
+What a host confirms is not evidence enough to overrule the classifier: a die the memory
+reads as another face than the classifier alone is doubtful (the host is asked), however
+sure the memory is; and a die is never more confident than the memory's uncontested
+exemplars alone make it (``vision.memory.contradicts``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, cast
 
 import numpy as np
@@ -41,10 +46,14 @@ PRIOR_STRENGTH = 1.0
 
 @dataclass(frozen=True)
 class DieReading:
-    """The face read on each die (row by row) and the probability of that reading."""
+    """The face read on each die (row by row) and the probability of that reading; and what
+    the classifier alone read (``unaided_faces``, ``unaided_confidence``: the same as
+    ``faces`` and ``confidence`` without a memory; empty when not told)."""
 
     faces: list[str]
     confidence: list[float]
+    unaided_faces: list[str] = field(default_factory=list)
+    unaided_confidence: list[float] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -95,7 +104,7 @@ class DieClassifier:
         self.prototypes = prototypes
         # Embeddings of the exemplars of the memories read with lately (a set's memory is
         # the same object from one photo to the next until its host confirms another board).
-        self._exemplars: dict[int, tuple[SetMemory, np.ndarray, np.ndarray]] = {}
+        self._exemplars: dict[int, tuple[SetMemory, np.ndarray, np.ndarray, np.ndarray]] = {}
 
     def _outputs(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The model's (probabilities, feature maps) for crops (N, size, size) uint8."""
@@ -121,23 +130,29 @@ class DieClassifier:
         """P(face, turns) per crop: (N, faces, 4), turns relative to the crop as given."""
         return self.scores(crops).joint
 
-    def exemplar_features(self, memory: SetMemory) -> tuple[np.ndarray, np.ndarray]:
+    def exemplar_features(self, memory: SetMemory) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The features of each exemplar of ``memory`` turned by 0..3 quarter turns
-        (M, 4, D), and the memory's thresholds (``vision.memory.thresholds``); kept for the
-        memories read with lately (a set's memory is the same object from one photo to the
-        next until its host confirms another board)."""
+        (M, 4, D), the memory's thresholds (``vision.memory.thresholds``) and those of its
+        uncontested exemplars alone; kept for the memories read with lately (a set's memory
+        is the same object from one photo to the next until its host confirms another
+        board)."""
         cached = self._exemplars.get(id(memory))
         if cached is not None and cached[0] is memory:
-            return cached[1], cached[2]
+            return cached[1], cached[2], cached[3]
         crops = dark_on_light(memory.crops)
         batch = np.concatenate([np.rot90(crops, k, axes=(1, 2)) for k in range(TURNS)])
         _, features = pooled(self._outputs(batch)[1])
         vectors = features.reshape(TURNS, len(crops), -1).transpose(1, 0, 2)
         limits = thresholds(vectors, memory.faces)
+        trusted = memory.trusted()
+        trusted_limits = thresholds(
+            vectors[trusted],
+            [face for face, keep in zip(memory.faces, trusted, strict=True) if keep],
+        )
         if len(self._exemplars) >= 8:  # a few sets at once at most: keep it small
             self._exemplars.clear()
-        self._exemplars[id(memory)] = (memory, vectors, limits)
-        return vectors, limits
+        self._exemplars[id(memory)] = (memory, vectors, limits, trusted_limits)
+        return vectors, limits, trusted_limits
 
     def read(self, crops: np.ndarray, memory: SetMemory | None = None) -> DieReading:
         """Read every crop of one board (all crops in the same grid frame), with the dice
@@ -150,35 +165,55 @@ class DieClassifier:
         if self.prototypes is not None:
             upright = upright_embeddings(scores, posterior, classifier_best)
             typical = self.prototypes.typical(upright, classifier_best)
-        marginal = posterior.sum(axis=-1)
-        remembered = np.zeros_like(marginal)
-        if memory is not None and len(memory):
-            exemplars, limits = self.exemplar_features(memory)
-            recalled = recall(scores.features, exemplars, memory.faces, limits)
-            marginal = recalled.posterior(marginal)
-            remembered = recalled.remembered() * (recalled.similarity > -1)
+        unaided = posterior.sum(axis=-1)
+        rows = np.arange(len(classifier_best))
+        # A face the model has not learnt is a guess, however sure the scores look; a die
+        # whose letter the light has taken is a guess, whatever it resembles.
+        washed = washed_out(crops)
+        unaided_confidence = _capped(unaided[rows, classifier_best], ~typical, washed)
+        if memory is None or not len(memory):
+            faces = [FACES[index] for index in classifier_best]
+            values = [float(value) for value in unaided_confidence]
+            return DieReading(faces, values, faces, values)
+        exemplars, limits, trusted_limits = self.exemplar_features(memory)
+        recalled = recall(scores.features, exemplars, memory.faces, limits)
+        marginal = recalled.posterior(unaided)
+        remembered = recalled.remembered() * (recalled.similarity > -1)
+        # The same without the contested exemplars: what the set vouches for on its own.
+        trusted = memory.trusted()
+        trusted_marginal, trusted_remembered = unaided, np.zeros_like(unaided)
+        if trusted.any():
+            faces_kept = [face for face, keep in zip(memory.faces, trusted, strict=True) if keep]
+            by_trusted = recall(scores.features, exemplars[trusted], faces_kept, trusted_limits)
+            trusted_marginal = by_trusted.posterior(unaided)
+            trusted_remembered = by_trusted.remembered() * (by_trusted.similarity > -1)
         best = marginal.argmax(axis=-1)
-        rows = np.arange(len(best))
-        confidence = marginal[rows, best]
-        vouched = remembered[rows, best] >= 0.5  # like the dice of that face the host confirmed
-        # The memory overruled the classifier without being sure of it alone: where the
-        # die looks like the training dice of the classifier's face, that face stays (a
-        # blurred t is like a set's f more than it should be); either way the host is asked.
-        unsettled = (best != classifier_best) & (remembered[rows, best] < SETTLED)
+        # Contested exemplars never make a die confident on their own: no more sure than the
+        # uncontested ones alone make it of the same face.
+        confidence = np.minimum(marginal[rows, best], trusted_marginal[rows, best])
+        vouched = trusted_remembered[rows, best] >= 0.5  # like confirmed dice of that face
+        # The memory overruled the classifier: the host is asked, however sure it is. Where
+        # the memory is not sure of it alone and the die looks like the training dice of
+        # the classifier's face, that face stays (a blurred t is like a set's f more than
+        # it should be).
+        overruled = best != classifier_best
+        unsettled = overruled & (remembered[rows, best] < SETTLED)
         best = np.where(unsettled & typical, classifier_best, best)
-        confidence = np.where(unsettled, np.minimum(confidence, DOUBTED_CONFIDENCE), confidence)
-        # A face the model has not learnt is a guess, however sure the scores look, unless
-        # the die is like dice of that face the host confirmed.
-        doubtful = ~typical & (best == classifier_best) & ~vouched
-        confidence = np.where(doubtful, np.minimum(confidence, ATYPICAL_CONFIDENCE), confidence)
-        # A die whose letter the light has taken is a guess, whatever it resembles.
-        confidence = np.where(
-            washed_out(crops), np.minimum(confidence, WASHED_OUT_CONFIDENCE), confidence
-        )
+        confidence = np.where(overruled, np.minimum(confidence, DOUBTED_CONFIDENCE), confidence)
+        confidence = _capped(confidence, ~typical & (best == classifier_best) & ~vouched, washed)
         return DieReading(
             faces=[FACES[index] for index in best],
             confidence=[float(value) for value in confidence],
+            unaided_faces=[FACES[index] for index in classifier_best],
+            unaided_confidence=[float(value) for value in unaided_confidence],
         )
+
+
+def _capped(confidence: np.ndarray, atypical: np.ndarray, washed: np.ndarray) -> np.ndarray:
+    """``confidence`` no higher than a guess's where a die is ``atypical`` (a face the
+    model has not learnt) or ``washed`` out (its letter taken by the light)."""
+    confidence = np.where(atypical, np.minimum(confidence, ATYPICAL_CONFIDENCE), confidence)
+    return np.where(washed, np.minimum(confidence, WASHED_OUT_CONFIDENCE), confidence)
 
 
 def upright_embeddings(scores: Scores, posterior: np.ndarray, best: np.ndarray) -> np.ndarray:

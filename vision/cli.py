@@ -5,14 +5,16 @@
 
 ``recognize``: the models are loaded once for all photos. With ``--json`` each photo gives
 one JSON object on its own line, in the order given: ``path, rows, cols, letters,
-confidence, centers, corners`` or ``path, error``. With ``--set`` the dice are read with
+confidence, centers, corners, remembered, unaided`` (``BoardReading.as_dict``) or ``path,
+error``. With ``--set`` the dice are read with
 the memory of the dice set stored in DIR. Exit status: 0 when every photo was read, 1 when
 some were not, 2 when the command itself cannot run (bad arguments, missing model).
 
 ``remember``: reads PHOTO and adds its dice, with the faces of BOARD (the board as it
 really is, in the board notation: rows separated by spaces, ``q`` the Qu die), to the dice
-set in DIR (created if need be): a confirmed board, as a host confirms one on the site.
-Exit status 0 when remembered, 1 when the photo has no board of BOARD's size, 2 for bad
+set in DIR (created if need be): a confirmed board, as a host confirms one on the site
+(a die whose face contradicts the reader's own confident reading is kept as contested,
+``vision.memory.contradicts``). Exit status 0 when remembered, 1 when the photo has no board of BOARD's size, 2 for bad
 arguments.
 """
 
@@ -27,7 +29,7 @@ from typing import TextIO
 
 from vision.errors import ModelError
 from vision.lattice import SIDES
-from vision.memory import SetMemory, board_crops
+from vision.memory import SetMemory, board_crops, contradicts
 from vision.recognize import MODELS_DIR, BoardReader, BoardReading, parse_size
 
 
@@ -135,7 +137,16 @@ def remember(args: argparse.Namespace, out: TextIO) -> int:
         print(f"{args.photo}: error: {result}", file=out)
         return 1
     faces = list(board.faces)
-    memory = memory.added(board_crops(args.photo, result.corners, board.rows, board.cols), faces)
+    unaided = zip(
+        [face for row in result.unaided_letters for face in row],
+        [value for row in result.unaided_confidence for value in row],
+        strict=True,
+    )
+    contested = [
+        contradicts(face, alone, value) for face, (alone, value) in zip(faces, unaided, strict=True)
+    ]
+    crops = board_crops(args.photo, result.corners, board.rows, board.cols)
+    memory = memory.added(crops, faces, contested)
     memory.save(args.set)
     read = [face for row in result.letters for face in row]
     corrected = sum(a != b for a, b in zip(read, faces, strict=True))

@@ -11,6 +11,12 @@ right after one or two confirmations.
 A memory is plain data (crops and faces): the site keeps it in its database, the command
 line in a folder (``save`` / ``load``). Nothing is trained: reading with a memory compares
 the classifier's embedding of each die with the exemplars' (``vision.classify``).
+
+An exemplar whose confirmed face contradicts what the classifier alone read confidently on
+its crop (``contradicts``) is *contested*: a host relabelling dice on purpose, or a face the
+classifier truly does not know (a plain "Q" meaning Qu). Contested exemplars are kept apart
+(their own bound per face) and never make a die confident on their own
+(``vision.classify.DieClassifier.read``).
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from vision.confidence import DOUBTFUL_BELOW
 from vision.crops import cut_dice
 from vision.faces import FACE_INDEX, FACES, TURNS
 from vision.lattice import grid_from_corners
@@ -35,6 +42,7 @@ from vision.nets import CLASSIFIER_INPUT
 MAX_PER_FACE = 8
 CROPS_FILE = "crops.npy"
 FACES_FILE = "faces.json"
+CONTESTED_FILE = "contested.json"
 # The memory reads a die as the remembered face it resembles most, or as "a face it does not
 # remember": each remembered face scores SHARPNESS * its best similarity, "not remembered"
 # SHARPNESS * UNREMEMBERED, and the scores make probabilities (a softmax). The same face's
@@ -58,12 +66,14 @@ DOUBTED_CONFIDENCE = 0.6
 
 @dataclass(frozen=True)
 class SetMemory:
-    """Exemplars of one dice set: ``crops`` (N, 32, 32) uint8 and their ``faces``."""
+    """Exemplars of one dice set: ``crops`` (N, 32, 32) uint8, their ``faces`` and which
+    are ``contested`` (empty: none)."""
 
     crops: np.ndarray = field(
         default_factory=lambda: np.zeros((0, CLASSIFIER_INPUT, CLASSIFIER_INPUT), np.uint8)
     )
     faces: tuple[str, ...] = ()
+    contested: tuple[bool, ...] = ()
 
     def __post_init__(self) -> None:
         crops = np.asarray(self.crops)
@@ -71,41 +81,81 @@ class SetMemory:
             raise ValueError(f"crops must be (N, {CLASSIFIER_INPUT}, {CLASSIFIER_INPUT})")
         if len(crops) != len(self.faces):
             raise ValueError("one face per crop")
+        contested = tuple(bool(flag) for flag in self.contested) or (False,) * len(self.faces)
+        if len(contested) != len(self.faces):
+            raise ValueError("one contested flag per crop")
         unknown = sorted({face for face in self.faces if face not in FACE_INDEX})
         if unknown:
             raise ValueError(f"unknown faces {unknown}")
         object.__setattr__(self, "crops", crops.astype(np.uint8, copy=False))
         object.__setattr__(self, "faces", tuple(self.faces))
+        object.__setattr__(self, "contested", contested)
 
     def __len__(self) -> int:
         return len(self.faces)
 
-    def added(self, crops: np.ndarray, faces: Sequence[str]) -> SetMemory:
-        """This memory with more exemplars, the newest ``MAX_PER_FACE`` of each face kept."""
+    def trusted(self) -> np.ndarray:
+        """(N,) bool: the exemplars that are not contested."""
+        return ~np.array(self.contested, bool)
+
+    def added(
+        self, crops: np.ndarray, faces: Sequence[str], contested: Sequence[bool] = ()
+    ) -> SetMemory:
+        """This memory with more exemplars (``contested`` flags, none by default), the newest
+        ``MAX_PER_FACE`` of each face kept, contested and not apart (``kept``)."""
         all_crops = np.concatenate([self.crops, np.asarray(crops, np.uint8)])
         all_faces = [*self.faces, *faces]
-        keep: list[int] = []
-        seen: dict[str, int] = {}
-        for index in range(len(all_faces) - 1, -1, -1):  # newest first
-            face = all_faces[index]
-            if seen.get(face, 0) < MAX_PER_FACE:
-                seen[face] = seen.get(face, 0) + 1
-                keep.append(index)
-        keep.sort()
-        return SetMemory(all_crops[keep], tuple(all_faces[i] for i in keep))
+        all_contested = [*self.contested, *(contested or (False,) * len(faces))]
+        keep = kept(all_faces, all_contested)
+        return SetMemory(
+            all_crops[keep],
+            tuple(all_faces[i] for i in keep),
+            tuple(all_contested[i] for i in keep),
+        )
 
     def save(self, folder: Path) -> None:
         folder.mkdir(parents=True, exist_ok=True)
         np.save(folder / CROPS_FILE, self.crops)
         (folder / FACES_FILE).write_text(json.dumps(list(self.faces)), encoding="utf-8")
+        (folder / CONTESTED_FILE).write_text(json.dumps(list(self.contested)), encoding="utf-8")
 
     @classmethod
     def load(cls, folder: Path) -> SetMemory:
-        """The memory saved in ``folder``; an empty one where nothing was saved yet."""
+        """The memory saved in ``folder``; an empty one where nothing was saved yet (a
+        folder saved before contested exemplars existed has none)."""
         if not (folder / FACES_FILE).is_file():
             return cls()
         faces = json.loads((folder / FACES_FILE).read_text(encoding="utf-8"))
-        return cls(np.load(folder / CROPS_FILE, allow_pickle=False), tuple(faces))
+        contested_path = folder / CONTESTED_FILE
+        contested = (
+            json.loads(contested_path.read_text(encoding="utf-8"))
+            if contested_path.is_file()
+            else []
+        )
+        return cls(np.load(folder / CROPS_FILE, allow_pickle=False), tuple(faces), tuple(contested))
+
+
+def kept(faces: Sequence[str], contested: Sequence[bool]) -> list[int]:
+    """The indices (ascending) of the exemplars a memory keeps, given oldest first: the
+    newest ``MAX_PER_FACE`` of each face among the uncontested, and as many among the
+    contested, so that contested exemplars never push out a face's others."""
+    keep: list[int] = []
+    seen: dict[tuple[str, bool], int] = {}
+    for index in range(len(faces) - 1, -1, -1):  # newest first
+        key = (faces[index], bool(contested[index]))
+        if seen.get(key, 0) < MAX_PER_FACE:
+            seen[key] = seen.get(key, 0) + 1
+            keep.append(index)
+    keep.sort()
+    return keep
+
+
+def contradicts(face: str, unaided_face: str, unaided_confidence: float) -> bool:
+    """Whether a confirmed ``face`` contradicts what the classifier alone read on the same
+    crop (``unaided_face`` at ``unaided_confidence``): another face, read confidently (at
+    or above ``vision.confidence.DOUBTFUL_BELOW``, where its readings are nearly always
+    right). Such an exemplar is contested."""
+    return face != unaided_face and unaided_confidence >= DOUBTFUL_BELOW
 
 
 def board_crops(source: ImageSource, corners: npt.ArrayLike, rows: int, cols: int) -> np.ndarray:

@@ -68,16 +68,34 @@ class BoardReading:
     # The board's outer corners [x, y], clockwise from the top left die's: the grid the
     # dice were read in, which the host may move (``BoardReader.read(corners=...)``).
     corners: list[list[float]] = field(default_factory=list)
+    # What the classifier alone read, without the dice set's memory (empty: the same as
+    # ``letters`` and ``confidence``, no memory was read with).
+    unaided_letters: list[list[str]] = field(default_factory=list)
+    unaided_confidence: list[list[float]] = field(default_factory=list)
+
+    def remembered(self) -> list[list[bool]]:
+        """Per die: whether the dice set's memory changed the face the classifier alone read."""
+        unaided = self.unaided_letters or self.letters
+        return [
+            [face != alone for face, alone in zip(row, alone_row, strict=True)]
+            for row, alone_row in zip(self.letters, unaided, strict=True)
+        ]
 
     def as_dict(self) -> dict[str, object]:
-        """JSON-ready form (keys rows, cols, letters, confidence, centers, corners)."""
+        """JSON-ready form (keys rows, cols, letters, confidence, centers, corners,
+        remembered, and unaided: the classifier's own letters and confidence)."""
         return {
             "rows": self.rows,
             "cols": self.cols,
             "letters": self.letters,
-            "confidence": [[round(value, 4) for value in row] for row in self.confidence],
+            "confidence": _rounded(self.confidence),
             "centers": [[[round(v, 1) for v in point] for point in row] for row in self.centers],
             "corners": [[round(v, 1) for v in point] for point in self.corners],
+            "remembered": self.remembered(),
+            "unaided": {
+                "letters": self.unaided_letters or self.letters,
+                "confidence": _rounded(self.unaided_confidence or self.confidence),
+            },
         }
 
     def text(self) -> str:
@@ -85,6 +103,10 @@ class BoardReading:
         from solver.board import from_faces
 
         return from_faces(self.letters).to_text()
+
+
+def _rounded(confidence: list[list[float]]) -> list[list[float]]:
+    return [[round(value, 4) for value in row] for row in confidence]
 
 
 def parse_size(text: str) -> int:
@@ -190,14 +212,28 @@ class BoardReader:
         reading = self.classifier.read(cut_dice(pixels, grid), memory)
         centers = photo.to_full(grid.centers())
         letters, confidence, coords = [], [], []
+        unaided_letters, unaided_confidence = [], []
+        # A classifier that does not say what it read alone read with no memory.
+        unaided_faces = reading.unaided_faces or reading.faces
+        unaided_values = reading.unaided_confidence or reading.confidence
         for row in range(grid.rows):
             cells = range(row * grid.cols, (row + 1) * grid.cols)
             letters.append([reading.faces[i] for i in cells])
             confidence.append([reading.confidence[i] for i in cells])
+            unaided_letters.append([unaided_faces[i] for i in cells])
+            unaided_confidence.append([unaided_values[i] for i in cells])
             coords.append([[float(v) for v in centers[row, col]] for col in range(grid.cols)])
         outline = [[float(x), float(y)] for x, y in photo.to_full(grid.corners())]
         return BoardReading(
-            grid.rows, grid.cols, letters, confidence, coords, missing, corners=outline
+            grid.rows,
+            grid.cols,
+            letters,
+            confidence,
+            coords,
+            missing,
+            corners=outline,
+            unaided_letters=unaided_letters,
+            unaided_confidence=unaided_confidence,
         )
 
     def _fit_or_tone_down(

@@ -20,7 +20,9 @@ from web import proxies, throttle
 
 # A classroom behind one address loading its pages at once (a page opens a few connections
 # and a websocket); a script opening sockets by the thousand.
-CONNECTION = throttle.Limit("connection", 300, 300, "too many connections from your address")
+CONNECTION = throttle.Limit(
+    "connection", 300, 300, "too many connections from your address", per_process=True
+)
 
 
 def admits(host: str) -> bool:

@@ -11,11 +11,12 @@ from collections.abc import Callable
 from functools import wraps
 from typing import Any
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 
-from web import idempotency, throttle
+from web import bearer, idempotency, throttle
 from web.body_limit import MAX_BODY_BYTES
 from web.errors import ClientError, IdempotencyKeyReused, InvalidInput, UnsupportedMediaType
 from web.models import IdempotentResponse
@@ -66,7 +67,8 @@ def idempotent(view: View) -> View:
     first answer (docs/api.md, "Retrying a request"); another caller's same key is another
     key, and the same key with another body is refused (``web.idempotency``). The key is
     taken in the same transaction as the work, so two copies racing in run the work once:
-    the second waits for the first."""
+    the second waits for the first. A replay restores the session the first answer made,
+    and a new session cookie set by an answer names the same caller for its retries."""
 
     @wraps(view)
     def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> JsonResponse:
@@ -77,8 +79,7 @@ def idempotent(view: View) -> View:
             raise InvalidInput(
                 f"Idempotency-Key is 1 to {MAX_IDEMPOTENCY_KEY} printable characters"
             )
-        scope = {"key": key, "path": request.path}
-        scope["caller"] = idempotency.caller(request, bearer_token(request))
+        scope = idempotency.scope(request, key, bearer_token(request))
         fingerprint = idempotency.request_hash(request)
         with transaction.atomic():
             try:
@@ -90,17 +91,48 @@ def idempotent(view: View) -> View:
                 stored = IdempotentResponse.objects.get(**scope)
                 if stored.request_hash != fingerprint:
                     raise IdempotencyKeyReused() from None
-                return JsonResponse(stored.body, status=stored.status)
+                body, writes = idempotency.replayed_answer(stored.body)
+                idempotency.write_again(request.session, writes)
+                _key_also_for_a_new_session(request, stored)
+                return JsonResponse(body, status=stored.status)
+            # Loading the session tells an empty one (none, or a stale cookie's) apart.
+            had_session = bool(request.session.keys())
             response = view(request, *args, **kwargs)
             if response.status_code >= 300:  # refused: a corrected retry may succeed
                 transaction.set_rollback(True)
                 return response
+            made = {} if had_session else dict(request.session.items())
             record.status = response.status_code
-            record.body = json.loads(response.content)
+            record.body = idempotency.stored_answer(json.loads(response.content), made)
             record.save(update_fields=["status", "body"])
+            _key_also_for_a_new_session(request, record)
             return response
 
     return wrapper
+
+
+def _key_also_for_a_new_session(request: HttpRequest, record: IdempotentResponse) -> None:
+    """When this answer sets a session cookie the request did not send, store the answer
+    under that session too: a retry that lost only the body sends the new cookie."""
+    if not request.session.modified:
+        return
+    if request.session.session_key is None:  # a new session: its key is made by saving
+        request.session.save()  # (SessionMiddleware saves it again, under this same key)
+    cookie = request.session.session_key
+    if not cookie or cookie == request.COOKIES.get(settings.SESSION_COOKIE_NAME):
+        return
+    try:
+        with transaction.atomic():
+            IdempotentResponse.objects.create(
+                key=record.key,
+                path=record.path,
+                caller=idempotency.session_caller(cookie),
+                request_hash=record.request_hash,
+                status=record.status,
+                body=record.body,
+            )
+    except IntegrityError:  # a new session's key is new: only a clash of random keys
+        pass
 
 
 def read_json(request: HttpRequest, max_bytes: int = MAX_BODY_BYTES) -> dict[str, Any]:
@@ -127,6 +159,4 @@ def read_json(request: HttpRequest, max_bytes: int = MAX_BODY_BYTES) -> dict[str
 
 def bearer_token(request: HttpRequest) -> str | None:
     """The token of an ``Authorization: Bearer`` header, or None."""
-    header = request.headers.get("Authorization", "")
-    scheme, _, token = header.partition(" ")
-    return token.strip() if scheme.lower() == "bearer" and token.strip() else None
+    return bearer.token_of(request.headers.get("Authorization", ""))

@@ -12,7 +12,7 @@ class IdempotentResponse(models.Model):
     same key is another key, never this answer. Kept for a day (``games.housekeeping`` deletes them)."""
 
     key = models.CharField(max_length=64)
-    path = models.CharField(max_length=200)
+    path = models.CharField(max_length=200)  # its SHA-256 (hex): a path of any length fits
     caller = models.CharField(
         max_length=64,
         default="",

@@ -21,7 +21,6 @@ from __future__ import annotations
 import re
 import unicodedata
 from typing import Any
-from urllib.parse import parse_qs
 
 from web.errors import InvalidInput
 
@@ -80,12 +79,3 @@ def looks_like_room_code(code: Any) -> bool:
 def looks_like_token(token: Any) -> bool:
     """Whether ``token`` could be a player's: anything else is no player's."""
     return is_clean(token, MAX_TOKEN_CHARS) and bool(token)
-
-
-def query_value(query_string: bytes, name: str) -> str | None:
-    """The first ``name=`` value of a raw query string (a websocket's scope), or None.
-    Bytes that are not UTF-8, raw or percent-encoded, become lone surrogates, which the
-    checks above refuse: read, never a decoding error."""
-    query = query_string.decode("utf-8", "surrogateescape")
-    values = parse_qs(query, errors="surrogateescape").get(name)
-    return values[0] if values else None

@@ -1,12 +1,21 @@
-"""Per-address rate limits: room creations, joins, unknown room codes, websockets opened,
-websocket messages.
+"""Per-address rate limits: room creations, joins, unknown room codes, daily attempts,
+photos, solves, waiting lists, websockets opened, websocket messages.
 
-Token buckets held in memory, so each limit applies per web process (three Daphnes behind
-a proxy let an address through up to three times as often, which still bounds abuse).
-Unknown room codes are a strict window instead (``ROOM_MISS``): at most 20 within any
-minute, one budget for every path that takes a code (HTTP API, pages, photos, both
-sockets), see ``games.access.find_room_from``; in production it is kept in Redis, so it is
-one budget for all the web processes together (``web.shared_windows``).
+Token buckets (``Limit``) and strict windows (``Window``). In production (Redis configured,
+``web.limits_redis``) each is counted once for the whole site, in Redis
+(``web.shared_buckets``, ``web.shared_windows``): two or three Daphnes behind a proxy that
+spreads one client's requests give it one budget, not one per process. The embedded default
+(one process, no Redis) counts in memory. While Redis cannot be reached each process counts
+in its own memory (a log line says so): an outage weakens the limits to one budget per
+process and never fails a request.
+
+The limits checked on a process's event loop (``per_process``: connections accepted,
+websockets opened, websocket messages) are counted in that process, also in production: they
+guard that process's loop, and a Redis round trip per frame would cost it what they save.
+
+Unknown room codes are a strict window (``ROOM_MISS``): at most 20 within any minute, one
+budget for every path that takes a code (HTTP API, pages, photos, both sockets), see
+``games.access.find_room_from``.
 
 The address is the TCP peer Daphne saw, or, when that peer is one of the reverse proxies
 of ``BOGGLE_TRUSTED_PROXIES``, the client it forwards (``web.proxies``: the
@@ -35,7 +44,7 @@ from django.conf import settings
 from django.http import HttpRequest
 from django.utils.translation import gettext, gettext_lazy
 
-from web import proxies, shared_windows
+from web import limits_redis, proxies, shared_buckets, shared_windows
 from web.errors import RateLimited
 
 if TYPE_CHECKING:
@@ -48,6 +57,8 @@ class Limit:
     per_minute: float  # tokens added back each minute
     burst: int  # tokens a fresh bucket holds: requests at once
     message: StrOrPromise  # lazy: put in the request's language when refused
+    # Counted in each process, never in Redis: a limit checked on the event loop.
+    per_process: bool = False
 
     def __post_init__(self) -> None:
         _limits[self.name] = self  # pruning finds every bucket's limit by its name
@@ -93,17 +104,23 @@ ROOM_MISS = Window(
 )
 # Websockets opened: one per page, a few more on reconnects; that LAN party's phones all at
 # once. A script opening hundreds costs the server a handshake each.
-SOCKET = Limit("socket", 120, 120, gettext_lazy("too many connections from your address"))
+SOCKET = Limit(
+    "socket", 120, 120, gettext_lazy("too many connections from your address"), per_process=True
+)
 # Websocket messages of all the address's players together, on top of each player's own
 # limit: players joined many times over must not multiply what one client can make the
 # server do. A household or a classroom behind one address types far fewer words a second.
-MESSAGE = Limit("message", 20 * 60, 100, gettext_lazy("too many messages from your address"))
+MESSAGE = Limit(
+    "message", 20 * 60, 100, gettext_lazy("too many messages from your address"), per_process=True
+)
 
 # Websocket messages of one player (or one spectator's socket), in every process it has
 # sockets in: a burst of 20, then 8 a second. Unlike the limits above it is counted on
 # loopback too and whatever BOGGLE_RATE_LIMITS says (``spend``): it keeps any one client
 # from flooding the database.
-PLAYER_MESSAGE = Limit("player_message", 8 * 60, 20, gettext_lazy("too many messages"))
+PLAYER_MESSAGE = Limit(
+    "player_message", 8 * 60, 20, gettext_lazy("too many messages"), per_process=True
+)
 
 # Buckets kept before full (idle) ones are dropped.
 KEEP_AT_LEAST = 1024
@@ -198,6 +215,15 @@ def take(limit: Limit, address: str, refuse: bool = True) -> None:
     key = bucket_key(address)
     if key is None or not enabled():
         return
+    if _shared(limit):
+        try:
+            shared_buckets.take(limit.name, key, limit.per_second, limit.burst, refuse)
+        except shared_buckets.Empty as empty:
+            raise _refuse(limit, empty.tokens) from None
+        except limits_redis.Unavailable:
+            pass  # counted here meanwhile (web.limits_redis logs the outage)
+        else:
+            return
     with _lock:
         now = clock()
         tokens = _tokens(limit, key, now)
@@ -205,6 +231,11 @@ def take(limit: Limit, address: str, refuse: bool = True) -> None:
             raise _refuse(limit, tokens)
         _buckets[(limit.name, key)] = (max(0.0, tokens - 1), now)
         _prune(now)
+
+
+def _shared(limit: Limit) -> bool:
+    """Whether ``limit`` is counted in Redis, once for the site (see the docstring)."""
+    return not limit.per_process and limits_redis.configured()
 
 
 def spend(limit: Limit, key: str) -> bool:
@@ -234,8 +265,15 @@ def check(limit: Limit, address: str) -> None:
     key = bucket_key(address)
     if key is None or not enabled():
         return
-    with _lock:
-        tokens = _tokens(limit, key, clock())
+    tokens: float | None = None
+    if _shared(limit):
+        try:
+            tokens = shared_buckets.tokens(limit.name, key, limit.per_second, limit.burst)
+        except limits_redis.Unavailable:
+            tokens = None
+    if tokens is None:
+        with _lock:
+            tokens = _tokens(limit, key, clock())
     if tokens < 1:
         raise _refuse(limit, tokens)
 
@@ -289,7 +327,7 @@ def _reserve_here(window: Window, key: str, member: str) -> Slot:
     return Slot(window, key, member, shared=False)
 
 
-def reserve(window: Window, address: str) -> Slot | None:
+def reserve(window: Window, address: str, scope: str = "") -> Slot | None:
     """Count one event of ``address`` in ``window`` before the work that may turn out to be
     one (a room look-up: a miss); Throttled when the window is full. Counting first keeps
     the cap strict under parallel requests: each holds its slot while it looks. ``release``
@@ -299,13 +337,15 @@ def reserve(window: Window, address: str) -> Slot | None:
     key = bucket_key(address)
     if key is None or not enabled():
         return None
+    if scope:  # the address's events at one thing (a room): a window of their own
+        key = f"{scope}:{key}"
     member = uuid.uuid4().hex
-    if shared_windows.configured():
+    if limits_redis.configured():
         try:
             shared_windows.reserve(window.name, key, member, window.count, window.seconds)
         except shared_windows.Full as full:
             raise _refuse_window(window, full.oldest, full.now) from None
-        except shared_windows.Unavailable:
+        except limits_redis.Unavailable:
             return _reserve_here(window, key, member)
         return Slot(window, key, member, shared=True)
     return _reserve_here(window, key, member)

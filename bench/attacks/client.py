@@ -24,13 +24,18 @@ async def http(
     return await asyncio.to_thread(http_call, base, method, path, body, token, 60.0)
 
 
-def ws_url(base: str, code: str, token: str) -> str:
-    return base.replace("http://", "ws://", 1) + f"/ws/rooms/{code}/?token={token}"
+def ws_url(base: str, code: str) -> str:
+    """A room's socket; its player's token goes in a header (``open_socket``), never here."""
+    return base.replace("http://", "ws://", 1) + f"/ws/rooms/{code}/"
 
 
-async def open_socket(url: str, max_queue: int | None = 1024) -> ClientConnection:
+async def open_socket(
+    url: str, token: str | None = None, max_queue: int | None = 1024
+) -> ClientConnection:
+    """Open a socket; ``token``: the player's, as ``Authorization: Bearer`` (docs/api.md)."""
     return await connect(
         url,
+        additional_headers={"Authorization": f"Bearer {token}"} if token is not None else None,
         compression=None,
         open_timeout=30,
         ping_interval=None,

@@ -1,11 +1,13 @@
 """bench/hostile.py's probe 7, the daily board: today's board computed offline without the
 server's secret, a scripted solution kept off the leaderboard, names owned by devices,
-and the entries one address may make at once."""
+and the entries one address may make at once; and its probe "paced-daily": issue 48's bot
+that enters the whole solution at a person's pace."""
 
 from __future__ import annotations
 
 import asyncio
 import hmac
+import random
 import time
 from collections import Counter
 from datetime import UTC, datetime, timedelta
@@ -17,6 +19,12 @@ from bench.attacks.probe_client import Answer, Socket, call, end_round, running_
 from bench.attacks.probes import Bench
 
 DAILY_BURST = 12  # daily attempts per address, at once
+
+# Issue 48's paced bot: gaps like a person's (0.8 to 4 s, irregular), so that no 15 words
+# fall within 10 s (14 gaps of 0.8 s are 11.2 s), within the 180 s round.
+PACED_GAPS = (0.8, 0.85, 0.9, 1.2, 1.6, 2.4, 4.0)
+PACED_MIN_GAP = PACED_GAPS[0]
+PACED_SECONDS = 165.0
 
 
 def offline_boards(day: Any) -> dict[str, str]:
@@ -53,7 +61,7 @@ async def daily_attempt(base: str, nickname: str) -> tuple[Answer, Socket | None
     if answer.status != 201:
         return answer, None
     room, token = answer.body["room"]["code"], answer.body["player"]["token"]
-    return answer, await Socket.open(ws_url(base, room, token))
+    return answer, await Socket.open(ws_url(base, room), token)
 
 
 async def listed(base: str, nickname: str) -> tuple[bool, dict[str, Any]]:
@@ -159,4 +167,80 @@ async def probe_daily(bench: Bench) -> None:
         f"{statuses[201]} accepted, {statuses[429]} limited",
         f"<= {DAILY_BURST} accepted",
         statuses[201] <= DAILY_BURST,
+    )
+
+
+def paced_times(count: int, seed: int = 48) -> list[float]:
+    """When the paced bot sends each of ``count`` words (seconds after it starts): the gaps
+    of ``PACED_GAPS`` in a random order, their part above ``PACED_MIN_GAP`` shrunk (at most
+    by half: the gaps must stay irregular, or the pace rules catch it) when the words would
+    not fit in ``PACED_SECONDS``; the words that still do not fit are left out."""
+    rng = random.Random(seed)
+    gaps = [rng.choice(PACED_GAPS) * rng.uniform(1.0, 1.05) for _ in range(count)]
+    slack = sum(gap - PACED_MIN_GAP for gap in gaps)
+    room = PACED_SECONDS - count * PACED_MIN_GAP
+    shrink = max(0.5, min(1.0, room / slack)) if slack > 0 else 1.0
+    times, now = [], 0.0
+    for gap in gaps:
+        now += PACED_MIN_GAP + (gap - PACED_MIN_GAP) * shrink
+        if now > PACED_SECONDS:
+            break
+        times.append(now)
+    return times
+
+
+def most_within(times: list[float], window: float = 10.0) -> int:
+    """The most of ``times`` (sorted) that fall within any ``window`` seconds."""
+    start, most = 0, 0
+    for end, at in enumerate(times):
+        while at - times[start] > window:
+            start += 1
+        most = max(most, end - start + 1)
+    return most
+
+
+async def probe_paced_daily(bench: Bench) -> None:
+    """Issue 48, hole 2: a bot takes the daily board from its round, solves it with the
+    project's solver and enters every word (the solver's order) with irregular, human-looking
+    gaps, never more than 14 within 10 s. Held: its result is flagged, not on the public
+    leaderboard. About three minutes (the round is played out at that pace)."""
+    from daily.plausibility import pace_reason
+
+    base = bench.bases[-1]  # production: the second Daphne, not the one probe 7 used
+    answer, bot = await daily_attempt(base, "Pacer")
+    if bot is None:
+        raise RuntimeError(f"POST /api/daily: {answer.status} {answer.text}")
+    round_ = await running_round(bot)
+    words = solve_words(round_)
+    plan = paced_times(len(words))
+    began = time.monotonic()
+    sent: list[float] = []
+    accepted = points = 0
+    for word, at in zip(words, plan, strict=False):
+        await asyncio.sleep(max(0.0, began + at - time.monotonic()))
+        sent.append(time.monotonic() - began)
+        reply = await bot.ask({"type": "submit", "word": word, "client_id": word}) or {}
+        accepted += bool(reply.get("accepted"))
+        points += int(reply.get("points") or 0) if reply.get("accepted") else 0
+    seconds = time.monotonic() - began
+    await end_round(bot)
+    await asyncio.sleep(2.0)  # the result is recorded as the round ends
+    daily = (await sync(bot)).get("daily") or {}
+    await bot.close()
+    on_board, _ = await listed(base, "Pacer")
+    entry = daily.get("entry") or {}
+    held = daily.get("status") not in (None, "playing") and not on_board
+    pace = pace_reason(sent) or "none"
+    print(
+        f"  paced bot: {accepted} of {len(words)} words accepted ({entry.get('points')} points)"
+        f" in {seconds:.0f} s, at most {most_within(sent)} within 10 s (pace rule broken:"
+        f" {pace}); attempt"
+        f" {daily.get('status')}, unlisted: {entry.get('unlisted')}; on the leaderboard:"
+        f" {on_board} -> {'held' if held else 'broken'}"
+    )
+    bench.row(
+        "paced daily bot on the public leaderboard",
+        f"{on_board} ({accepted}/{len(words)} words, {entry.get('unlisted')})",
+        "False, flagged",
+        held,
     )

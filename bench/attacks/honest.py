@@ -43,7 +43,7 @@ class Player:
         self._reader: asyncio.Task[None] | None = None
 
     async def open(self) -> None:
-        self.ws = await open_socket(ws_url(self.base, self.me.code, self.me.token))
+        self.ws = await open_socket(ws_url(self.base, self.me.code), self.me.token)
         self._reader = asyncio.create_task(self._read(self.ws))
 
     async def _read(self, ws: ClientConnection) -> None:

@@ -85,8 +85,8 @@ class Socket:
         self._reader = asyncio.create_task(self._read())
 
     @classmethod
-    async def open(cls, url: str) -> Socket:
-        return cls(await open_socket(url))
+    async def open(cls, url: str, token: str | None = None) -> Socket:
+        return cls(await open_socket(url, token))
 
     async def _read(self) -> None:
         try:

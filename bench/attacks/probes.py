@@ -7,6 +7,8 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import re
+import urllib.parse
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -66,8 +68,8 @@ async def probe_poisoned_words(bench: Bench) -> None:
         call, f"{base}/api/rooms/{code}/join", "POST", {"nickname": "Mallory"}
     )
     b_token = joined.body["player"]["token"]
-    ann = await Socket.open(ws_url(base, code, a_token))
-    mallory = await Socket.open(ws_url(base, code, b_token))
+    ann = await Socket.open(ws_url(base, code), a_token)
+    mallory = await Socket.open(ws_url(base, code), b_token)
     await ann.ask({"type": "start_round"})
     round_ = await running_round(ann)
     found = solve_words(round_)
@@ -190,12 +192,18 @@ async def probe_sweep(bench: Bench) -> None:
     closes: Counter[str] = Counter()
     for base in bench.bases:
         for bad in BAD_TEXT:
-            for path in (
-                f"/ws/rooms/{real}/?token=ab{bad}cd",
-                f"/ws/rooms/ab{bad}cd/?token=x",
-                f"/ws/rooms/{real}/watch/?token=ab{bad}cd",
+            # The bytes themselves in the Bearer header (read as Latin-1, as HTTP's are),
+            # or the text as written where a header cannot carry them (NUL); a token in an
+            # address is refused before it is read (token_in_url, 4400).
+            raw = urllib.parse.unquote_to_bytes(bad).decode("latin-1")
+            raw = raw if re.fullmatch(r"[\t\x20-\x7e\x80-\xff]*", raw) else bad
+            for path, token in (
+                (f"/ws/rooms/{real}/", f"ab{raw}cd"),
+                (f"/ws/rooms/ab{bad}cd/", "x"),
+                (f"/ws/rooms/{real}/?token=ab{bad}cd", None),
+                (f"/ws/rooms/{real}/watch/?token=ab{bad}cd", None),
             ):
-                outcome = await guess_socket(ws_base(base) + path, wait=3.0)
+                outcome = await guess_socket(ws_base(base) + path, wait=3.0, token=token)
                 closes[outcome] += 1
                 if outcome.startswith("1011") or "HTTP 5" in outcome:
                     failures.append(f"socket {path} -> {outcome}")
@@ -274,7 +282,7 @@ async def big_room(base: str, players: int = 160, with_sockets: int = 30) -> str
         )
         if joined.status == 201:
             tokens.append(joined.body["player"]["token"])
-    sockets = [await Socket.open(ws_url(base, code, token)) for token in tokens[:with_sockets]]
+    sockets = [await Socket.open(ws_url(base, code), token) for token in tokens[:with_sockets]]
     await sockets[0].ask({"type": "start_round"})
     found = solve_words(await running_round(sockets[0]))
     for index, sock in enumerate(sockets):

@@ -36,7 +36,7 @@ async def side_ws_flood(base: str, code: str, seconds: float) -> dict[str, Any]:
     assert me is not None, "the flooder could not join"
     # max_queue=1: the client library stops reading from the TCP socket once one message
     # waits, and nothing here ever reads: the server's answers pile up on its side.
-    ws = await open_socket(ws_url(base, me.code, me.token), max_queue=1)
+    ws = await open_socket(ws_url(base, me.code), me.token, max_queue=1)
     frame = json.dumps({"type": "x" * 4000})
     sent, stopped = 0, ""
     start = time.monotonic()
@@ -155,14 +155,14 @@ async def side_socket_swarm(base: str, code: str, count: int) -> dict[str, Any]:
     (no close frame: a TCP reset)."""
     _, me = await join_room(base, code, "swarm")
     assert me is not None, "the swarm player could not join"
-    url = ws_url(base, code, me.token)
+    url = ws_url(base, code)
     gate = asyncio.Semaphore(100)
     failures: Counter[str] = Counter()
 
     async def one() -> ClientConnection | None:
         async with gate:
             try:
-                return await open_socket(url, max_queue=1)
+                return await open_socket(url, me.token, max_queue=1)
             except Exception as error:
                 failures[type(error).__name__] += 1
                 return None

@@ -66,11 +66,12 @@ class Wifi:
 async def side_http(
     bases: list[str], requests: list[dict[str, Any]], at_once: bool
 ) -> dict[str, Any]:
-    """HTTP requests (method, path, body, headers) to the first Daphne, in turn or all at once."""
+    """HTTP requests (method, path, body, headers) to the first Daphne (or the one numbered
+    ``daphne`` in a request), in turn or all at once."""
 
     def one(request: dict[str, Any]) -> dict[str, Any]:
         answer = call(
-            bases[0] + request["path"], request.get("method", "POST"), request.get("body"),
+            bases[int(request.get("daphne", 0)) % len(bases)] + request["path"], request.get("method", "POST"), request.get("body"),
             request.get("headers"),
         )  # fmt: skip
         return {"status": answer.status, "body": answer.body, "error": answer.error}
@@ -82,11 +83,12 @@ async def side_http(
     return {"answers": list(answers)}
 
 
-async def guess_socket(url: str, wait: float = 10.0) -> str:
-    """Open a socket (a guessed code, a bad token): its close code and error codes, or how
-    the handshake failed, or "open" when it is still open after ``wait`` seconds."""
+async def guess_socket(url: str, wait: float = 10.0, token: str | None = None) -> str:
+    """Open a socket (a guessed code, a bad token as ``Authorization: Bearer``): its close
+    code and error codes, or how the handshake failed, or "open" when it is still open
+    after ``wait`` seconds."""
     try:
-        sock = await Socket.open(url)
+        sock = await Socket.open(url, token)
     except Exception as error:
         return f"handshake failed: {type(error).__name__}: {error}"[:90]
     with contextlib.suppress(TimeoutError):
@@ -113,12 +115,9 @@ async def side_guess(
         code = "".join(random.choice(ROOM_CODE_ALPHABET) for _ in range(8))
         at = time.monotonic() - started
         if kind.endswith("socket"):
-            path = (
-                f"/ws/rooms/{code}/watch/"
-                if kind == "watch-socket"
-                else f"/ws/rooms/{code}/?token=x"
-            )
-            outcome = await guess_socket(ws_base(base) + path)
+            path = f"/ws/rooms/{code}/watch/" if kind == "watch-socket" else f"/ws/rooms/{code}/"
+            token = None if kind == "watch-socket" else "x"
+            outcome = await guess_socket(ws_base(base) + path, token=token)
         else:
             method, path, raw, headers = {
                 "api": ("GET", f"/api/rooms/{code}", None, {}),

@@ -20,7 +20,7 @@ from websockets.exceptions import ConnectionClosed
 from bench.crowd.http_client import is_refused
 from bench.crowd.run import Pending, Room, Run
 
-CLOSE_NO_RECONNECT = {1000, 4001, 4403, 4404}
+CLOSE_NO_RECONNECT = {1000, 4001, 4400, 4403, 4404}
 
 
 class PlayerLink(ABC):
@@ -135,9 +135,10 @@ class PlayerLink(ABC):
     # -- websocket
 
     def ws_url(self, base: str | None = None) -> str:
+        """The room's socket; the token goes in the handshake's header (``_connect``)."""
         return (base or self.base).replace("http://", "ws://", 1).replace(
             "https://", "wss://", 1
-        ) + f"/ws/rooms/{self.room.code}/?token={self.token}"
+        ) + f"/ws/rooms/{self.room.code}/"
 
     async def _connect(self) -> tuple[ClientConnection | None, str]:
         """Open the socket and read its first message: (socket, "") once a ``state`` came,
@@ -152,6 +153,7 @@ class PlayerLink(ABC):
             try:
                 ws = await connect(
                     self.ws_url(base),
+                    additional_headers={"Authorization": f"Bearer {self.token}"},
                     compression=None,  # as cheap for the client as it can be
                     open_timeout=60,
                     ping_interval=None,  # the server decides when a socket is dead

@@ -33,7 +33,7 @@ function message(daily) {
     const why = {
       no_points: gettext("Daily board: no points this time, so today's leaderboard does not list you."),
       nickname_taken: gettext("Daily board: another device put this nickname on today's leaderboard first, so your score is not listed."),
-      under_review: gettext("Daily board: this score came faster than anyone can type, so it is not listed while staff look at it."),
+      under_review: gettext("Daily board: this score does not look like a person's play (too fast, or too much of the board), so it is not listed while staff look at it."),
     };
     return why[entry.unlisted] || why.no_points;
   }

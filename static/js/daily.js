@@ -72,11 +72,19 @@ function renderLeaderboard(entries, played, players) {
   }
 }
 
+// The daily board is one English board for everyone, whatever the page's language: say so.
+function renderDictionary(dictionary) {
+  const line = $("#daily-dictionary");
+  line.hidden = !dictionary;
+  if (dictionary) line.textContent = gettext("Dictionary: %(title)s, the same for everyone.", { title: dictionary.title });
+}
+
 async function loadDaily() {
   try {
     const daily = await getJSON("/api/daily");
     $("#daily-date").textContent = dateText(daily.date);
     $("#daily-card").dataset.date = daily.date;
+    renderDictionary(daily.dictionary);
     renderMine(daily.played);
     renderLeaderboard(daily.leaderboard, daily.played, daily.players);
     $("#daily-back").hidden = !daily.playing;
@@ -110,7 +118,11 @@ practiceForm.addEventListener("submit", async (event) => {
   event.preventDefault();
   const data = new FormData(practiceForm);
   const seconds = data.get("round_seconds");
-  const settings = { board_size: data.get("board_size"), round_seconds: seconds ? Number(seconds) : null };
+  const settings = {
+    board_size: data.get("board_size"),
+    round_seconds: seconds ? Number(seconds) : null,
+    dictionary: data.get("dictionary"),
+  };
   // Practice needs no nickname of its own: the one typed above, or the last one used.
   const nickname =
     $("#create-nickname").value.trim() || dailyNickname.value.trim() || load(NICKNAME_KEY, "") || gettext("Me");

@@ -1,6 +1,8 @@
 // The start page: create a room (one click after a nickname) or go to a room by its code.
+// The dictionary fields come filled by the server: every dictionary a room may choose, the
+// page's language's chosen where one is installed.
 
-import { ApiError, getJSON, postJSON } from "./lib/api.js";
+import { ApiError, postJSON } from "./lib/api.js";
 import { $ } from "./lib/dom.js";
 import { gettext } from "./lib/i18n.js";
 import { load, save, NICKNAME_KEY } from "./lib/storage.js";
@@ -9,25 +11,12 @@ import "./daily.js"; // the Daily board and Practice alone cards
 const createForm = $("#create-form");
 const nickname = $("#create-nickname");
 const createError = $("#create-error");
-const dictionary = $("#create-dictionary");
 const joinForm = $("#join-code-form");
 const joinError = $("#join-error");
 
 function showError(element, message) {
   element.textContent = message;
   element.hidden = !message;
-}
-
-async function loadDictionaries() {
-  try {
-    const { dictionaries } = await getJSON("/api/dictionaries");
-    const chosen = dictionary.value;
-    dictionary.replaceChildren(
-      ...dictionaries.map((entry) => new Option(entry.title, entry.name, false, entry.name === chosen)),
-    );
-  } catch {
-    // Keep the built-in English option: the room can be created with it.
-  }
 }
 
 createForm.addEventListener("submit", async (event) => {
@@ -80,4 +69,3 @@ joinForm.addEventListener("submit", (event) => {
 
 nickname.value = load(NICKNAME_KEY, "") || "";
 if (!window.matchMedia("(hover: none)").matches && !nickname.value) nickname.focus();
-loadDictionaries();

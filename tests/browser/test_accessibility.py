@@ -7,7 +7,9 @@ the site itself never serves or downloads it. Without it these tests skip, sayin
 get it, except under CI=true, where they fail. Django's admin pages are not checked.
 
 Every page is checked on a phone and a laptop, in light and dark mode (the pages follow the
-system's colour scheme): no serious or critical violation is allowed.
+system's colour scheme): no serious or critical violation is allowed. The room's pages and
+the table screen are checked again with players offline, removed and waiting at a locked
+room (where a faded name or badge once fell below 4.5:1).
 """
 
 from __future__ import annotations
@@ -25,8 +27,10 @@ from boggle_site.env import get_bool
 from tests.browser.helpers import (
     DESKTOP,
     PHONE,
+    TABLE_SCREEN,
     board_faces,
     create_room,
+    join_room,
     my_word,
     type_word,
     wait_until_playing,
@@ -299,3 +303,57 @@ def test_verdicts_and_the_last_seconds_are_announced(site, new_context) -> None:
     expect(live).to_have_text("10 seconds left", timeout=45_000)
     assert code
     assert errors == []
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_no_serious_violations_with_players_offline_kicked_and_waiting(
+    site, new_context, axe_source, scheme
+) -> None:
+    """The pages as a games night leaves them, not only with everyone online: a locked room
+    with a newcomer waiting and a player removed (the host's lobby, the removed player's and
+    the newcomer's pages), a player gone offline, then the host too (their page and the
+    table screen, where the host's badge and the names of the players away are drawn)."""
+    audit = Audit(axe_source, f"away-{scheme}")
+    ann = new_context(DESKTOP, scheme).new_page()
+    bob, cid, dan = (new_context(PHONE, scheme).new_page() for _ in range(3))
+    table = new_context(TABLE_SCREEN, scheme).new_page()
+    code = create_room(ann, site.url, "Ann")
+    for page, nickname in ((bob, "Bob"), (cid, "Cid")):
+        join_room(page, f"{site.url}/r/{code}/", nickname)
+    ann.locator("#lock-room").click()
+    expect(ann.locator("#lock-room")).to_have_attribute("aria-pressed", "true")
+    dan.goto(f"{site.url}/r/{code}/")
+    dan.get_by_label("Your nickname").fill("Dan")
+    dan.get_by_role("button", name="Ask to join").click()
+    expect(dan.locator("#waiting-panel")).to_be_visible()
+    audit.check(dan, "a newcomer waiting")
+    ann.get_by_role("button", name="Remove: Bob").click()
+    ann.get_by_role("button", name="Sure? Remove: Bob").click()
+    expect(bob.locator("#gone-title")).to_have_text("You were removed from the room")
+    audit.check(bob, "a removed player's page")
+    table.goto(f"{site.url}/r/{code}/table/")
+    expect(table.locator("#table-lobby")).to_be_visible()
+
+    cid.context.close()  # Cid's phone goes away
+    expect(ann.locator("#players .player", has_text="Cid").locator(".presence")).to_have_text(
+        "offline"
+    )
+    expect(ann.locator("#waiting-requests .waiting-person")).to_have_count(1)
+    expect(ann.locator(".kicked-player")).to_have_count(1)
+    audit.check(ann, "host's lobby: a newcomer waiting, a player removed, one offline")
+    ann.get_by_role("button", name="Refuse Dan").click()
+    expect(ann.get_by_role("button", name="Undo: refuse Dan")).to_be_visible()
+    audit.check(ann, "host's lobby: a refusal to undo")
+    expect(table.locator("#table-players .table-player.away")).to_have_count(1)
+    audit.check(table, "table screen, lobby, a player offline")
+
+    ann.context.close()  # the host's laptop too
+    expect(table.locator("#table-players .table-player.away")).to_have_count(2)
+    audit.check(table, "table screen, lobby, the host and a player offline")
+
+    audit.save()
+    forbidden = audit.forbidden()
+    print(
+        f"\naway-{scheme}: {len(forbidden)} serious or critical violations", *forbidden, sep="\n  "
+    )
+    assert forbidden == []

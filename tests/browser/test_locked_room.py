@@ -62,7 +62,7 @@ def test_a_newcomer_waits_until_the_host_lets_them_in(site, browser) -> None:
         dan.reload()
         expect(dan.locator("#waiting-panel")).to_be_visible()
 
-        request.get_by_role("button", name="Let Dan in").click()
+        request.get_by_role("button", name="Let in: Dan").click()
         expect(dan.locator("#lobby-panel")).to_be_visible()
         expect(dan.locator("#waiting-panel")).to_be_hidden()
         expect(request).to_be_hidden()

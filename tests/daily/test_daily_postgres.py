@@ -23,6 +23,10 @@ def test_the_leaderboard_guarantees_hold_on_postgres(postgres_url: str) -> None:
     assert found["other_device_as_victim"] == [409, "nickname_taken"]
     assert found["race"] == {"listed": [["Ann", 1]], "loser": "nickname_taken"}
     assert found["script"] == {"flagged": True, "listed": False}
+    # Issue 48's paced script: the whole solution, human-looking gaps, under the pace rules.
+    assert found["paced_script"]["pace"] == ""
+    assert found["paced_script"]["flagged"] is True and found["paced_script"]["listed"] is False
+    assert found["paced_script"]["reason"].startswith("share of the maximum")
     assert found["nul_nickname"] == 400
     assert sorted(found["leaderboard"]) == ["Ann", "victim"]
 
@@ -49,7 +53,13 @@ def scenario() -> dict:
         )
         return response.status_code, response.json()
 
-    from tests.daily.helpers import enter_at_pace
+    from daily import plausibility
+    from tests.daily.helpers import (
+        enter_at_pace,
+        enter_at_times,
+        paced_script_times,
+        solve_like_the_script,
+    )
 
     def play(code: str, count: int, seconds_apart: float = 0.5) -> None:
         """Run the attempt's round (prepared at once: tasks are eager) with its best words,
@@ -97,6 +107,24 @@ def scenario() -> dict:
     play(bot["room"]["code"], 1000, seconds_apart=0.1)  # ten words a second
     script = DailyScore.objects.get(nickname="Speedy")
     found["script"] = {"flagged": script.flagged, "listed": script.listed}
+
+    _, paced = post(device(), "Paced")
+    round_ = Round.objects.get(room__code=paced["room"]["code"], number=1)
+    Round.objects.filter(pk=round_.pk).update(
+        starts_at=timezone.now() - timedelta(seconds=1),
+        ends_at=timezone.now() + timedelta(seconds=400),
+    )
+    solution = solve_like_the_script(round_)
+    times = paced_script_times(len(solution))
+    enter_at_times(round_, Player.objects.get(room=round_.room), solution, times)
+    assert rounds.do_end_round(round_.id)
+    paced_score = DailyScore.objects.get(nickname="Paced")
+    found["paced_script"] = {
+        "pace": plausibility.pace_reason(times),
+        "flagged": paced_score.flagged,
+        "listed": paced_score.listed,
+        "reason": paced_score.flag_reason,
+    }
 
     found["nul_nickname"] = post(device(), "Vic\x00tim")[0]
     daily = device().get("/api/daily", HTTP_HOST="localhost").json()

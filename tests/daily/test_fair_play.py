@@ -6,13 +6,29 @@ per device."""
 
 from __future__ import annotations
 
+import random
+
 import pytest
 from django.test import Client
 
+from daily import plausibility
 from daily.models import DailyGame, DailyScore
 from games import rounds
 from games.models import Player, Round
-from tests.daily.helpers import DAY, begin, enter_at_pace, get, play, post, start, words_of
+from tests.daily.helpers import (
+    DAY,
+    begin,
+    enter_at_pace,
+    enter_at_times,
+    get,
+    paced_script_times,
+    play,
+    post,
+    solve_like_the_script,
+    start,
+    strong_human_words,
+    words_of,
+)
 from tests.games.words_helpers import submit_word
 
 pytestmark = pytest.mark.django_db
@@ -128,6 +144,67 @@ def test_a_script_that_enters_the_solution_stays_off_the_leaderboard(admin_clien
     score.refresh_from_db()
     assert score.listed and not score.flagged
     assert [entry["nickname"] for entry in get(Client(), "/api/daily")["leaderboard"]] == ["Speedy"]
+
+
+def test_a_paced_script_entering_the_whole_solution_stays_off_the_leaderboard(
+    admin_client,
+) -> None:
+    """Issue 48's script: the board from the round, solved with the project's solver, every
+    word entered with irregular human-looking gaps, never more than 14 within 10 s. Its pace
+    passes; what it found does not: flagged with the reason, off the leaderboard, shown to
+    staff."""
+    client = Client()
+    _, round_, bot = start(client, "Paced")
+    begin(round_)
+    solution = solve_like_the_script(round_)
+    times = paced_script_times(len(solution))
+    assert plausibility.pace_reason(times) == ""  # the pace rules alone let it through
+    enter_at_times(round_, bot, solution, times)
+    assert rounds.do_end_round(round_.id)
+    round_.refresh_from_db()
+    score = DailyScore.objects.get(date=DAY)
+    assert score.words == len(solution) == len(round_.solution)
+    assert score.points == sum(entry[1] for entry in round_.solution)
+    assert score.flagged and not score.listed
+    assert score.flag_reason.startswith(f"share of the maximum: {score.points} of {score.points}")
+    daily = get(client, "/api/daily")
+    assert daily["leaderboard"] == [] and daily["played"] is None
+    state = get(client, f"/api/rooms/{round_.room.code}")["room"]["daily"]
+    assert state["entry"]["unlisted"] == "under_review"
+    flagged = admin_client.get("/admin/daily/dailyscore/?flagged__exact=1").content.decode()
+    assert "Paced" in flagged and "share of the maximum" in flagged
+
+
+def test_a_paced_script_entering_a_shuffled_part_of_the_solution_is_flagged() -> None:
+    """The same script, greedier for cover: half the solution in a random order stays under
+    the share rule, but half its words are rare (people's are mostly common)."""
+    _, round_, bot = start(Client(), "Half")
+    begin(round_)
+    solution = solve_like_the_script(round_)
+    half = random.Random(3).sample(solution, len(solution) // 2)
+    enter_at_times(round_, bot, half, paced_script_times(len(half)))
+    assert rounds.do_end_round(round_.id)
+    score = DailyScore.objects.get(date=DAY)
+    assert score.flagged and not score.listed
+    assert score.flag_reason.startswith(("rare words:", "order:")), score.flag_reason
+    assert get(Client(), "/api/daily")["leaderboard"] == []
+
+
+def test_a_strong_human_is_listed() -> None:
+    """A strong player: a third of the board's maximum, mostly common words, short ones
+    first, at a person's pace."""
+    _, round_, player = start(Client(), "Strong")
+    begin(round_)
+    round_.refresh_from_db()
+    found = strong_human_words(round_.solution, share=0.38)
+    assert len(found) >= 20
+    enter_at_times(round_, player, found, paced_script_times(len(found), seed=9))
+    assert rounds.do_end_round(round_.id)
+    score = DailyScore.objects.get(date=DAY)
+    assert score.words == len(found)
+    assert score.listed and not score.flagged and score.flag_reason == ""
+    board = get(Client(), "/api/daily")["leaderboard"]
+    assert [entry["nickname"] for entry in board] == ["Strong"]
 
 
 def test_a_human_pace_is_listed() -> None:

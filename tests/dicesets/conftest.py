@@ -3,7 +3,8 @@ confirmed faces and corners, and photos stored in a temporary folder.
 
 The real board is a labelled photo of the shared data (``vision.dataset``, as the vision
 tests use): its corners come from the labelled dice (``vision.lattice.fit_grid``), its faces
-from their labels, so no model is loaded. Tests that need it skip when the photos are absent.
+from their labels, so no model is loaded. Tests that need it skip when the photos are absent
+(and fail under CI=true: ``tests.photo_data``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import numpy as np
 import pytest
 
 from dicesets import services
+from tests.photo_data import missing, require_labelled_photos
 from vision import dataset
 from vision.lattice import fit_grid
 
@@ -35,13 +37,10 @@ class RealBoard:
 @pytest.fixture(scope="session")
 def real_board() -> RealBoard:
     """The labelled photo, its board's outer corners and its faces, row by row."""
-    if not dataset.available():
-        pytest.skip(
-            "labelled photos not found (../shared/data/boggle-boards or $BOGGLE_PHOTOS_DIR)"
-        )
+    require_labelled_photos()
     photo = next((p for p in dataset.load_photos() if p.path.name == PHOTO_NAME), None)
     if photo is None:
-        pytest.skip(f"{PHOTO_NAME} is not among the labelled photos")
+        missing(f"{PHOTO_NAME} is not among the labelled photos")
     fit = fit_grid(photo.centers(), (photo.side,))
     labelled = photo.centers()
     cells = fit.grid.centers().reshape(-1, 2)

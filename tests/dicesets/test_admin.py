@@ -149,3 +149,83 @@ def test_the_installation_set_cannot_be_deleted(staff):
 
 def test_sets_are_not_added_by_hand(staff):
     assert staff.get(f"{LIST_URL}add/").status_code == 403
+
+
+# ------------------------------------------------------------------ what a set learnt (issue 48)
+
+EXEMPLARS_URL = "/admin/dicesets/exemplar/"
+
+
+def test_every_remembered_die_is_listed_with_where_it_came_from(staff):
+    dice_set = a_set(faces="ab")
+    exemplar = Exemplar.objects.filter(dice_set=dice_set, face="a").get()
+    exemplar.unaided_face, exemplar.unaided_confidence, exemplar.contested = "o", 0.97, True
+    exemplar.save()
+    page = staff.get(EXEMPLARS_URL).content.decode()
+    row = re.search(rf'value="{exemplar.pk}".*?</tr>', page, re.S).group(0)
+    assert exemplar.room_code in row and ">5<" in row  # the room and the photo
+    assert "o (0.97)" in row and 'alt="True"' in row  # read alone as o, contested
+    assert staff.get(EXEMPLARS_URL + "?contested__exact=1").status_code == 200
+
+
+def test_staff_approve_dice_for_the_installations_set(staff):
+    """The installation's set reads only approved dice: approving a room set's dice copies
+    them into it (once, however often approved)."""
+    dice_set = a_set(faces="ab")
+    room = dice_set.started_in
+    chosen = list(Exemplar.objects.filter(dice_set=dice_set).values_list("pk", flat=True))
+    for _ in range(2):
+        response = staff.post(
+            EXEMPLARS_URL, {"action": "approve_for_installation", "_selected_action": chosen}
+        )
+        assert response.status_code == 302
+    installation = choices.installation_set()
+    approved = Exemplar.objects.filter(dice_set=installation)
+    assert sorted(approved.values_list("face", flat=True)) == ["a", "b"]
+    assert all(row.approved_at and row.approved_by == "root" for row in approved)
+    assert {row.room_code for row in approved} == {room.code}
+    other, _host = rooms.do_create_room("Bea")
+    assert services.memory_for_room(other).faces == ("a", "b")
+
+
+def test_staff_undo_what_a_room_taught_in_one_action(staff):
+    """One of its dice selected: every die the room taught goes, in every set (the copies
+    approved for the installation's set too); other rooms' stay."""
+    bad = a_set("Mallory's", faces="abc")
+    good = a_set("Ann's", faces="de")
+    services.approve_for_installation(Exemplar.objects.filter(dice_set=bad), "root")
+    one = Exemplar.objects.filter(dice_set=bad).first()
+    response = staff.post(EXEMPLARS_URL, {"action": "forget_rooms", "_selected_action": [one.pk]})
+    assert response.status_code == 302
+    assert sorted(Exemplar.objects.values_list("face", flat=True)) == ["d", "e"]
+    assert set(Exemplar.objects.values_list("dice_set", flat=True)) == {good.pk}
+
+
+def test_staff_undo_what_a_photo_taught(staff):
+    dice_set = a_set(faces="ab")
+    crops = np.stack([np.full((32, 32), 99, np.uint8)])
+    services.store_exemplars(dice_set, crops, ["z"], room_code=dice_set.started_in.code, photo_id=6)
+    one = Exemplar.objects.filter(photo_id=5).first()
+    staff.post(EXEMPLARS_URL, {"action": "forget_photos", "_selected_action": [one.pk]})
+    assert list(Exemplar.objects.values_list("face", "photo_id")) == [("z", 6)]
+
+
+def test_dice_are_not_edited_by_hand(staff):
+    exemplar = Exemplar.objects.filter(dice_set=a_set()).first()
+    assert staff.get(f"{EXEMPLARS_URL}add/").status_code == 403
+    response = staff.post(f"{EXEMPLARS_URL}{exemplar.pk}/change/", {"face": "z"})
+    assert response.status_code in (302, 403)
+    exemplar.refresh_from_db()
+    assert exemplar.face != "z"
+
+
+def test_the_list_shows_the_dice_waiting_for_approval(staff):
+    """Dice the installation's set kept before approval existed: counted, not read."""
+    installation = choices.installation_set()
+    services.store_exemplars(installation, np.zeros((2, 32, 32), np.uint8), ["a", "b"])
+    page = staff.get(LIST_URL).content.decode()
+    row = re.search(r"The usual dice.*?</tr>", page, re.S).group(0)
+    assert re.search(r'field-waiting_count">2<', row)
+    services.approve_for_installation(Exemplar.objects.filter(face="a"), "root")
+    row = re.search(r"The usual dice.*?</tr>", staff.get(LIST_URL).content.decode(), re.S)
+    assert re.search(r'field-waiting_count">1<', row.group(0))

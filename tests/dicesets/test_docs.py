@@ -40,3 +40,16 @@ def test_every_field_of_photo_set_is_documented():
     choice_fields = ", ".join(f'"{name}"' for name in photo_set["choices"][0])
     assert f"{{{choice_fields}}}" in section
     assert "`photo_set.changed`" in DOCUMENT and "| `photo_set` |" in DOCUMENT
+
+
+def test_the_readings_memory_fields_are_documented():
+    """board.read's ``remembered`` and ``unaided`` (issue 48): the example and the text."""
+    from vision.recognize import BoardReading
+
+    reading = BoardReading(1, 1, [["a"]], [[0.9]], [[[0.0, 0.0]]]).as_dict()
+    section = DOCUMENT[
+        DOCUMENT.index("## Board from a photo") : DOCUMENT.index("### Corners by hand")
+    ]
+    for name in reading:
+        assert f'"{name}"' in section, name
+    assert "- `remembered`" in section and "`unaided`" in section

@@ -1,6 +1,7 @@
 """The dice set in the lobby on a phone: the host starts "Grandma's French set", turns
-learning off and goes back to the usual dice from the settings card; another player sees
-each change at once. Nothing overflows a 360 px screen."""
+learning off and goes back to the usual dice from the settings card, then turns learning on
+again, which gives the room a set of its own; another player sees each change at once.
+Nothing overflows a 360 px screen."""
 
 from __future__ import annotations
 
@@ -44,7 +45,8 @@ def test_host_starts_and_chooses_a_dice_set_on_a_phone(site, browser) -> None:  
         expect(select).to_be_visible()
         expect(select.locator("option:checked")).to_have_text("The usual dice")
         expect(learn).to_be_checked()  # the embedded default learns, and says so
-        expect(box).to_contain_text("Nothing learnt yet")
+        # ... into a set of the room's own, never the usual dice (issue 48)
+        expect(box).to_contain_text("will start this room's own set")
         shot(page, "dicesets-lobby-phone")
 
         guest = guest_context.new_page()
@@ -80,6 +82,11 @@ def test_host_starts_and_chooses_a_dice_set_on_a_phone(site, browser) -> None:  
         page.reload()
         expect(select.locator("option:checked")).to_have_text("The usual dice")
         expect(learn).not_to_be_checked()
+        # Learning turned on again on the usual dice: the room gets a set of its own.
+        learn.check()
+        expect(select.locator("option:checked")).to_have_text(f"Dice of room {code}")
+        expect(box).to_contain_text("Nothing learnt yet")
+        expect(summary).to_contain_text(f"Dice of room {code}")
 
         for viewer in (page, guest):
             assert overflowing(viewer) == []

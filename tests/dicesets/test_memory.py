@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from django.db import transaction
 from django.db.models import ProtectedError
+from django.utils import timezone
 
 from dicesets import choices, services
 from dicesets.models import CROP_BYTES, DiceSet, Exemplar, RoomDiceSet
@@ -180,7 +181,10 @@ def test_on_a_public_installation_nothing_is_kept_until_the_host_says_yes(public
     host = room.players.get()
     rooms.do_update_settings(host, {"learn_photo_set": True})
     assert services.remember_board(room, *args) == 16
-    assert services.dice_set_for_room(room).installation
+    # Into a set of the room's own, never the installation's (issue 48).
+    own = services.dice_set_for_room(room)
+    assert not own.installation and own.started_in == room and own.started_for_learning
+    assert not Exemplar.objects.filter(dice_set__installation=True).exists()
 
 
 def test_at_home_the_default_is_to_learn(embedded, real_board):
@@ -216,12 +220,12 @@ def test_a_set_with_nothing_learnt_gives_no_memory():
 def test_the_memory_is_cached_until_the_set_changes(django_assert_num_queries):
     """One aggregate query (and the room's set) while nothing changed; a new confirmation
     or a deleted exemplar is seen at the next call."""
-    room = a_room()
+    room = a_room(new_photo_set="Grandma's French set")
     dice_set = services.dice_set_for_room(room)
     learn_flat(dice_set, ["a", "b", "c"])
     first = services.memory_for_room(room)
     assert first is not None and first.faces == ("a", "b", "c")
-    with django_assert_num_queries(3):  # the room's choice, the installation's set, the key
+    with django_assert_num_queries(2):  # the room's choice (with its set), the key
         assert services.memory_for_room(room) is first
     learn_flat(dice_set, ["qu"], value=9)
     second = services.memory_for_room(room)
@@ -230,11 +234,24 @@ def test_the_memory_is_cached_until_the_set_changes(django_assert_num_queries):
     assert services.memory_for_room(room).faces == ("b", "c", "qu")
 
 
+def test_the_installation_set_is_read_with_what_staff_approved_only():
+    """Its dice kept before issue 48 (any room could have taught them) wait for staff; an
+    approval is seen at the next reading."""
+    room = a_room()
+    installation = services.dice_set_for_room(room)
+    learn_flat(installation, ["a", "b"])
+    assert services.memory_for_room(room) is None
+    services.approve_for_installation(Exemplar.objects.filter(face="b"), approved_by="root")
+    assert services.memory_for_room(room).faces == ("b",)
+    assert choices.photo_set_dict(room)["exemplars"] == 1
+
+
 def test_rooms_on_other_sets_get_their_own_memory():
     home = a_room(new_photo_set="Grandma's French set")
     other = a_room()
     learn_flat(services.dice_set_for_room(home), ["qu"])
     learn_flat(services.dice_set_for_room(other), ["a", "b"])
+    Exemplar.objects.filter(dice_set__installation=True).update(approved_at=timezone.now())
     assert services.memory_for_room(home).faces == ("qu",)
     assert services.memory_for_room(other).faces == ("a", "b")
 
@@ -309,3 +326,72 @@ def test_a_confirmed_board_readies_the_memory_for_the_next_photo(
     reading._reading_threads.submit(lambda: None).result()  # the reading thread is done
     assert len(prepared) == 1 and len(prepared[0]) == 16
     assert prepared[0] is services.memory_for_room(room)  # the very memory photos read with
+
+
+# ------------------------------------------------------------------ learning apart (issue 48)
+
+
+def test_turning_learning_on_gives_the_room_a_set_of_its_own(public):
+    """On the installation's set, learning on starts the room's own set (once), which
+    starts with the dice staff approved for the installation's set; it is not one of the
+    five sets a host may start."""
+    installation = choices.installation_set()
+    learn_flat(installation, ["a", "b"])
+    services.approve_for_installation(Exemplar.objects.filter(face="a"), approved_by="root")
+    room = a_room()
+    host = room.players.get()
+    rooms.do_update_settings(host, {"learn_photo_set": True})
+    own = services.dice_set_for_room(room)
+    assert not own.installation and own.started_in == room and own.started_for_learning
+    assert services.memory_for_room(room).faces == ("a",)
+    assert choices.started_count(room) == 0
+    rooms.do_update_settings(host, {"learn_photo_set": False})
+    rooms.do_update_settings(host, {"photo_set": None})
+    rooms.do_update_settings(host, {"learn_photo_set": True})
+    assert services.dice_set_for_room(room) == own
+    assert DiceSet.objects.filter(started_in=room).count() == 1
+
+
+def test_learning_by_default_at_home_goes_into_the_rooms_own_set(embedded, real_board):
+    room = a_room()
+    assert services.dice_set_for_room(room).installation
+    args = (str(real_board.path), real_board.corners, real_board.rows, real_board.cols)
+    assert services.remember_board(room, *args, real_board.faces) == 16
+    own = services.dice_set_for_room(room)
+    assert own.started_for_learning and own.exemplars.count() == 16
+    assert not Exemplar.objects.filter(dice_set__installation=True).exists()
+    # Without the reader's own reading of the dice, none vouches for itself.
+    assert own.exemplars.filter(contested=True).count() == 16
+
+
+def test_a_die_is_contested_when_it_contradicts_the_readers_confident_reading(embedded, real_board):
+    room = a_room(new_photo_set="Grandma's French set")
+    args = (str(real_board.path), real_board.corners, real_board.rows, real_board.cols)
+    alone = [face for row in real_board.faces for face in row]
+    confidence = [0.99] * 15 + [0.5]
+    unaided = services.Unaided(alone, confidence)
+    lies = [row[:] for row in real_board.faces]
+    lies[0][0] = "e"  # against a confident "y"
+    lies[3][3] = "e"  # against an unsure "o"
+    services.remember_board(room, *args, lies, photo_id=3, unaided=unaided)
+    rows = list(services.dice_set_for_room(room).exemplars.order_by("id"))
+    assert [row.contested for row in rows] == [True] + [False] * 15
+    assert (rows[0].unaided_face, rows[0].unaided_confidence) == ("y", 0.99)
+
+
+def test_the_readers_own_reading_comes_from_the_stored_result():
+    letters = [["a", "b"], ["c", "d"]]
+    confidence = [[0.9, 0.8], [0.7, 0.6]]
+    unaided = {"letters": [["x", "b"], ["c", "d"]], "confidence": [[0.99, 0.8], [0.7, 0.6]]}
+    result = {"letters": letters, "confidence": confidence, "unaided": unaided}
+    assert services.unaided_reading(result) == services.Unaided(
+        ["x", "b", "c", "d"], [0.99, 0.8, 0.7, 0.6]
+    )
+    # A reading stored before it had one: its letters.
+    assert services.unaided_reading({"letters": letters, "confidence": confidence}).faces == [
+        "a",
+        "b",
+        "c",
+        "d",
+    ]
+    assert services.unaided_reading({"letters": "abcd"}) is None

@@ -97,11 +97,13 @@ class DocClient:
     # ---------------------------------------------------------------- websocket
 
     async def connect(self, headers: list | None = None, with_token: bool = True) -> dict:
-        """Open the room socket; returns the first message (``state`` or ``error``)."""
-        query = f"?token={self.token}" if with_token else ""
-        self.socket = WebsocketCommunicator(
-            application, f"/ws/rooms/{self.code}/{query}", headers=headers
-        )
+        """Open the room socket; returns the first message (``state`` or ``error``). The
+        token goes in the handshake's ``Authorization: Bearer`` header (a browser sends its
+        session cookie in ``headers`` instead: ``with_token=False``)."""
+        sent = list(headers or [])
+        if with_token and self.token:
+            sent.append((b"authorization", f"Bearer {self.token}".encode()))
+        self.socket = WebsocketCommunicator(application, f"/ws/rooms/{self.code}/", headers=sent)
         connected, _ = await self.socket.connect(timeout=WAIT)
         assert connected
         first = await self.receive()

@@ -123,8 +123,11 @@ async def test_a_foreign_origin_is_rejected():
     ann = await create_room()
     comm = WebsocketCommunicator(
         application,
-        f"/ws/rooms/{ann.code}/?token={ann.token}",
-        headers=[(b"origin", b"https://evil.example")],
+        f"/ws/rooms/{ann.code}/",
+        headers=[
+            (b"origin", b"https://evil.example"),
+            (b"authorization", f"Bearer {ann.token}".encode()),
+        ],
     )
     connected, _ = await comm.connect()
     assert not connected
@@ -423,10 +426,9 @@ async def test_embedded_default_admits_its_own_pages_on_any_local_address(
 
     assert settings.BOGGLE_SERVES_LOCAL_NETWORK  # the test settings are the embedded default
     ann = await create_room()
-    headers = [(b"host", host)] + ([(b"origin", origin)] if origin else [])
-    comm = WebsocketCommunicator(
-        application, f"/ws/rooms/{ann.code}/?token={ann.token}", headers=headers
-    )
+    headers = [(b"host", host), (b"authorization", f"Bearer {ann.token}".encode())]
+    headers += [(b"origin", origin)] if origin else []
+    comm = WebsocketCommunicator(application, f"/ws/rooms/{ann.code}/", headers=headers)
     connected, _ = await comm.connect()
     assert connected is admitted
     await comm.disconnect()

@@ -51,8 +51,11 @@ async def test_doc_http_errors_and_browser_session() -> None:
         await browser.disconnect()
         foreign = WebsocketCommunicator(
             application,
-            f"/ws/rooms/{browser.code}/?token={browser.token}",
-            headers=[(b"origin", b"http://evil.example")],
+            f"/ws/rooms/{browser.code}/",
+            headers=[
+                (b"origin", b"http://evil.example"),
+                (b"authorization", f"Bearer {browser.token}".encode()),
+            ],
         )
         connected, _ = await foreign.connect(timeout=WAIT)
         assert not connected

@@ -43,8 +43,12 @@ async def test_two_players_play_a_round():
     assert joined.status_code == 201, joined.content
     bob_token = joined.json()["player"]["token"]
 
-    ann = WebsocketCommunicator(application, f"/ws/rooms/{code}/?token={host_token}")
-    bob = WebsocketCommunicator(application, f"/ws/rooms/{code}/?token={bob_token}")
+    ann = WebsocketCommunicator(
+        application, f"/ws/rooms/{code}/", [(b"authorization", f"Bearer {host_token}".encode())]
+    )
+    bob = WebsocketCommunicator(
+        application, f"/ws/rooms/{code}/", [(b"authorization", f"Bearer {bob_token}".encode())]
+    )
     assert (await ann.connect())[0] and (await bob.connect())[0]
     await receive_until(ann, "state")
     await receive_until(bob, "state")

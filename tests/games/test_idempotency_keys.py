@@ -98,8 +98,10 @@ def test_only_hashes_of_the_caller_and_request_are_stored():
     cookie = browser.cookies[settings.SESSION_COOKIE_NAME].value
     assert post(browser, "/api/rooms", {"nickname": "Ann"}).status_code == 201
     record = IdempotentResponse.objects.get(key=KEY)
-    assert len(record.caller) == len(record.request_hash) == 64
+    assert len(record.caller) == len(record.request_hash) == len(record.path) == 64
     assert cookie not in record.caller
+    assert cookie not in json.dumps(record.body)
+    assert record.path != "/api/rooms"  # its hash: a path of any length fits the column
 
 
 @pytest.mark.django_db(transaction=True)
@@ -123,3 +125,42 @@ def test_two_copies_racing_in_run_the_work_once() -> None:
     assert len(answers) == copies
     assert all(answer == answers[0] for answer in answers)
     assert Room.objects.count() == 1
+
+
+# ---------------------------------------------------------------- what the scope holds
+
+
+def test_one_callers_key_on_another_path_is_another_key() -> None:
+    """The same key and body on two joins (two rooms) and two creates: each does its work."""
+    made_by = [
+        Client().post("/api/rooms", {"nickname": n}, content_type="application/json")
+        for n in ("Ann", "Cy")
+    ]
+    codes = [answer.json()["room"]["code"] for answer in made_by]
+    browser = with_session()
+    joins = [post(browser, f"/api/rooms/{code}/join", {"nickname": "Bob"}) for code in codes]
+    assert [join.status_code for join in joins] == [201, 201], [j.content for j in joins]
+    assert [join.json()["room"]["code"] for join in joins] == codes
+    made = [post(browser, path, {"nickname": "Dee"}) for path in ("/api/rooms", "/api/practice")]
+    assert [answer.status_code for answer in made] == [201, 201]
+    assert made[0].json()["room"]["code"] != made[1].json()["room"]["code"]
+
+
+def test_two_players_tokens_from_one_address_are_two_callers() -> None:
+    """Two programs behind one address, no cookies, the same key and body: each token is
+    its own caller, and never gets the other player's answer (and token)."""
+    ann = Client().post("/api/rooms", {"nickname": "Ann"}, content_type="application/json")
+    code = ann.json()["room"]["code"]
+    path = f"/api/rooms/{code}/join"
+    bob = Client().post(path, {"nickname": "Bob"}, content_type="application/json")
+    tokens = {"Ann": ann.json()["player"]["token"], "Bob": bob.json()["player"]["token"]}
+    for nickname, token in tokens.items():
+        again = post(
+            Client(REMOTE_ADDR="10.0.0.8"),
+            path,
+            {"nickname": "Bob"},
+            HTTP_AUTHORIZATION=f"Bearer {token}",
+        )
+        assert again.status_code == 200, again.content
+        assert again.json()["player"]["nickname"] == nickname
+        assert again.json()["player"]["token"] == token

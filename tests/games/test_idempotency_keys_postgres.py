@@ -1,7 +1,8 @@
 """tests/games/test_idempotency_keys.py's promises on real PostgreSQL, where copies of one
 request really run at once: copies racing in with one caller's key make one room (the
 others wait for it and get its answer), another caller's same key is another key, and the
-same key with another body is 422 ``idempotency_key_reused``.
+same key with another body is 422 ``idempotency_key_reused``; a key on a path of any length
+is no server error (the path is stored as its hash).
 
 The scenario runs in a subprocess (this file run as a script) with Django on a throwaway
 PostgreSQL database, and prints what it found as one JSON line.
@@ -28,6 +29,8 @@ def test_postgres_keys_race_once_and_stay_with_their_caller(postgres_url: str) -
     assert found["other_caller"] == [201, True]
     assert found["reused"] == [422, "idempotency_key_reused"]
     assert found["rooms_at_end"] == 2
+    # /api/rooms/<185 characters>/join and longer: no room, not a DataError (500).
+    assert found["long_paths"] == [[404, "room_not_found"]] * 3
 
 
 def scenario() -> dict:
@@ -75,6 +78,18 @@ def scenario() -> dict:
     status, body = post("10.0.0.1", "Changed")
     found["reused"] = [status, body["error"]["code"]]
     found["rooms_at_end"] = Room.objects.count()
+    found["long_paths"] = []
+    for length in (185, 500, 4000):
+        try:
+            response = Client(REMOTE_ADDR="10.0.0.3", HTTP_HOST="127.0.0.1").post(
+                f"/api/rooms/{'a' * length}/join",
+                json.dumps({"nickname": "Long"}),
+                content_type="application/json",
+                HTTP_IDEMPOTENCY_KEY="1",
+            )
+            found["long_paths"].append([response.status_code, response.json()["error"]["code"]])
+        finally:
+            connection.close()
     return found
 
 

@@ -188,7 +188,7 @@ async def test_round_ends_once_when_a_web_process_dies(stack: Stack) -> None:
         await ann.closed()  # her socket is gone
 
         # Like a client behind the proxy: reconnect (now to B), resend with the same id.
-        ann.url = stack.ws_url("B", code, ann.token)
+        ann.url = stack.ws_url("B", code)
         mark_ann = len(ann.messages)
         state = (await ann.open())["state"]
         assert state["round"]["status"] == "running"
@@ -247,7 +247,7 @@ async def test_players_of_a_killed_web_process_go_offline_and_hosting_passes_on(
         }
 
         mark = len(bob.messages)
-        ann.url = stack.ws_url("B", code, ann.token)
+        ann.url = stack.ws_url("B", code)
         await ann.open()
         online = await bob.wait_for("player.online", mark, player_id=ann.id)
         assert online["online"] is True

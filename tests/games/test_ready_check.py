@@ -24,15 +24,16 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("
 
 
 async def start_with_ready_check(ann, *others) -> dict:
-    """The host starts a round on a room with the ready check on; every socket gets the
-    solved board with ``round.ready_check``. Returns that round."""
+    """The host starts a round on a room with the ready check on; every socket gets
+    ``round.ready_check``, with the board's size but not its letters (they come with
+    ``round.started``: test_board_until_start.py). Returns that round."""
     assert (await ask(ann.comm, "set_board", board=BOARD))["type"] == "ok"
     assert (await ask(ann.comm, "start_round"))["type"] == "ok"
     waiting = [await receive_until(p.comm, "round.ready_check") for p in (ann, *others)]
     round_ = waiting[0]["round"]
     assert all(message["round"] == round_ for message in waiting)
     assert round_["status"] == "preparing" and round_["starts_at"] is None
-    assert round_["board"] == BOARD
+    assert round_["board"] is None and (round_["rows"], round_["cols"]) == (4, 4)
     return round_
 
 

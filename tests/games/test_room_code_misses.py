@@ -88,8 +88,8 @@ def http(method: str, path: str, code: str, address: str = GUESSER) -> int:
 
 async def socket(path: str, code: str, token: str | None = None) -> tuple[dict, dict]:
     """The first message and the close of a socket from the guesser's address."""
-    url = path.format(code=code) + (f"?token={token}" if token else "")
-    comm = WebsocketCommunicator(application, url)
+    headers = [(b"authorization", f"Bearer {token}".encode())] if token else []
+    comm = WebsocketCommunicator(application, path.format(code=code), headers)
     comm.scope["client"] = [GUESSER, 40000]
     _open_sockets.append(comm)
     connected, _ = await comm.connect()

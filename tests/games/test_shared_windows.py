@@ -12,7 +12,7 @@ import pytest
 from games import access
 from games.exceptions import RoomNotFound
 from tests.fake_clock import FakeClock
-from web import shared_windows, throttle
+from web import limits_redis, throttle
 
 GUESSER = "203.0.113.77"
 BUDGET = throttle.ROOM_MISS.count
@@ -22,7 +22,7 @@ BUDGET = throttle.ROOM_MISS.count
 def clock(monkeypatch) -> Iterator[FakeClock]:
     fake = FakeClock()
     monkeypatch.setattr(throttle, "clock", fake)
-    monkeypatch.setattr(shared_windows, "wall_clock", fake)
+    monkeypatch.setattr(limits_redis, "wall_clock", fake)
     throttle.reset()
     yield fake
     throttle.reset()

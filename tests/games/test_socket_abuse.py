@@ -174,7 +174,11 @@ async def test_sockets_opened_from_one_address_are_limited(monkeypatch):
     ann = await create_room()
 
     async def socket_from(address: str) -> WebsocketCommunicator:
-        comm = WebsocketCommunicator(application, f"/ws/rooms/{ann.code}/?token={ann.token}")
+        comm = WebsocketCommunicator(
+            application,
+            f"/ws/rooms/{ann.code}/",
+            [(b"authorization", f"Bearer {ann.token}".encode())],
+        )
         comm.scope["client"] = [address, 40000]
         connected, _ = await comm.connect()
         assert connected
@@ -212,7 +216,11 @@ async def test_players_joined_from_one_address_share_its_message_budget(monkeypa
     cy = await join_room(ann.code, "Cy")
 
     async def socket_from(player, address: str) -> WebsocketCommunicator:
-        comm = WebsocketCommunicator(application, f"/ws/rooms/{ann.code}/?token={player.token}")
+        comm = WebsocketCommunicator(
+            application,
+            f"/ws/rooms/{ann.code}/",
+            [(b"authorization", f"Bearer {player.token}".encode())],
+        )
         comm.scope["client"] = [address, 40000]
         connected, _ = await comm.connect()
         assert connected

@@ -84,9 +84,12 @@ async def join_room(code: str, nickname: str) -> Player:
 async def open_socket(
     code: str, token: str | None = None, headers: list | None = None
 ) -> WebsocketCommunicator:
-    """A connected communicator for the room (the server has accepted the handshake)."""
-    path = f"/ws/rooms/{code}/" + (f"?token={token}" if token else "")
-    comm = WebsocketCommunicator(application, path, headers=headers or [])
+    """A connected communicator for the room (the server has accepted the handshake). The
+    token goes in the ``Authorization: Bearer`` header, as docs/api.md asks of API clients."""
+    sent = list(headers or [])
+    if token:
+        sent.append((b"authorization", f"Bearer {token}".encode("utf-8", "surrogateescape")))
+    comm = WebsocketCommunicator(application, f"/ws/rooms/{code}/", headers=sent)
     _open_sockets.append(comm)
     connected, _ = await comm.connect()
     assert connected

@@ -122,6 +122,20 @@ async def test_numbers_that_are_not_finite_are_400_invalid(fake_reader, number):
     assert response.json()["error"]["code"] == "invalid"
 
 
+@pytest.mark.parametrize("number", ["1" + "0" * 400, "-" + "9" * 400, "1" + "0" * 309])
+async def test_integers_too_large_for_a_number_are_400_invalid(fake_reader, number):
+    """Python's JSON reads any integer whole: one past a float's range was an OverflowError
+    (500); refused at the edge like any corner outside the photo, and nothing read again."""
+    ann, _ = await two_players()
+    photo_id = await read_photo(ann)
+    body = f'{{"size": 4, "corners": [[20, {number}], [180, 20], [180, 180], [20, 180]]}}'
+    response = await post_corners(ann.client, ann.code, photo_id, body)
+    assert response.status_code == 400, response.content
+    assert response.json()["error"]["code"] == "invalid"
+    assert "inside the photo" in response.json()["error"]["message"]
+    assert len(fake_reader.calls) == 1  # the upload's reading only
+
+
 @pytest.mark.parametrize(
     ("corners", "needle"),
     [

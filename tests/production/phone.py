@@ -39,7 +39,7 @@ from websockets.typing import Origin
 
 HTTP_TIMEOUT = 60.0
 # Close codes after which a client does not reconnect (docs/api.md, "Close codes").
-FINAL_CLOSE_CODES = {1000, 4001, 4403, 4404}
+FINAL_CLOSE_CODES = {1000, 4001, 4400, 4403, 4404}
 RECONNECT_SECONDS = 0.5
 # A submit refused with these error codes is resent after a pause (docs/api.md: "the
 # message is dropped, resend later"; server_error: "may or may not have been done").
@@ -208,8 +208,10 @@ class Agent:
         elif op == "play":
             await self.play(command["words"], command["starts_at"], command["interval"])
         elif op == "get":
+            # As the player, when it is one: its token in the header, never in the path.
+            auth = {"Authorization": f"Bearer {self.token}"} if self.token else None
             status, answer, _, retries = await asyncio.to_thread(
-                http, self.base, "GET", command["path"]
+                http, self.base, "GET", command["path"], None, auth
             )
             self.emit("got", status=status, body=answer, retries=retries)
         else:
@@ -219,7 +221,8 @@ class Agent:
 
     @property
     def ws_url(self) -> str:
-        return f"ws://{self.base.split('://', 1)[1]}/ws/rooms/{self.code}/?token={self.token}"
+        """The room's socket; the token goes in the handshake's header, never here."""
+        return f"ws://{self.base.split('://', 1)[1]}/ws/rooms/{self.code}/"
 
     async def socket(self) -> None:
         """The room's socket, reopened after every drop (same URL: nginx picks a Daphne)."""
@@ -227,7 +230,11 @@ class Agent:
             code: int | None = None
             try:
                 async with connect(
-                    self.ws_url, origin=Origin(self.origin), open_timeout=30, close_timeout=2
+                    self.ws_url,
+                    origin=Origin(self.origin),
+                    additional_headers={"Authorization": f"Bearer {self.token}"},
+                    open_timeout=30,
+                    close_timeout=2,
                 ) as ws:
                     self.ws = ws
                     try:

@@ -14,7 +14,8 @@ firewall is missing, so that an attacker on the Wi-Fi can reach one around nginx
 - The site's per-address limits count each phone by its own address behind nginx, and a
   client that reaches a Daphne directly cannot pose as another address.
 
-Limits are per web process (README): nginx spreads requests over both Daphnes, so the
+Limits are one budget for the site, in Redis (README; tests/production/
+test_limits_across_daphnes.py): nginx spreads requests over both Daphnes, and the
 assertions hold whichever Daphne each request lands on.
 """
 
@@ -697,8 +698,9 @@ def test_limits_count_each_phone_by_its_own_address(
     answers_quiet = run_on(quiet, "joins", stack.base, code, str(JOINS_AT_ONCE), "Quiet")
     assert [answer[0] for answer in answers_quiet] == [201] * JOINS_AT_ONCE, answers_quiet
 
-    # The attacker, straight to each Daphne, claims to be the target phone.
-    for port in stack.daphne_ports:
+    # The attacker, straight to each Daphne, claims to be the target phone. Its budget is
+    # one for both Daphnes (Redis): the first spends it, the second gives back what refilled.
+    for index, port in enumerate(stack.daphne_ports):
         attack = run_on(
             attacker,
             "joins",
@@ -711,8 +713,9 @@ def test_limits_count_each_phone_by_its_own_address(
         )
         print(f"attacker's joins at daphne {port}: {attack}")
         assert all(answer[0] == 201 or site_refusal(answer) for answer in attack), attack
-        assert sum(answer[0] == 201 for answer in attack) >= JOINS_AT_ONCE, attack
+        if index == 0:
+            assert sum(answer[0] == 201 for answer in attack) >= JOINS_AT_ONCE, attack
         assert any(site_refusal(answer) for answer in attack), (port, attack)
-    # The target's budget is untouched on both Daphnes: the attacker was counted as itself.
+    # The target's budget is untouched: the attacker was counted as itself.
     answers_target = run_on(target, "joins", stack.base, code, str(JOINS_AT_ONCE), "Target")
     assert [answer[0] for answer in answers_target] == [201] * JOINS_AT_ONCE, answers_target

@@ -305,6 +305,7 @@ def read_reply(sock: socket.socket) -> bytes:
 @pytest.fixture(scope="module")
 def daphne(tmp_path_factory):
     server = SiteServer(tmp_path_factory.mktemp("body-limit"))
+    server.migrate()  # the start page, which tells that it is up, reads the dictionaries
     server.start()
     yield server
     server.stop()

@@ -83,8 +83,9 @@ def assert_room_creation_after_socket_close(server: SiteServer, times: int = 50)
         status, created = post(f"{server.url}/api/rooms", {"nickname": f"ws{n}"})
         assert status == 201, created
         room, token = created["room"]["code"], created["player"]["token"]
-        ws_url = f"ws://127.0.0.1:{server.port}/ws/rooms/{room}/?token={token}"
-        with connect(ws_url, open_timeout=30) as socket:
+        ws_url = f"ws://127.0.0.1:{server.port}/ws/rooms/{room}/"
+        bearer = {"Authorization": f"Bearer {token}"}
+        with connect(ws_url, additional_headers=bearer, open_timeout=30) as socket:
             assert json.loads(socket.recv(timeout=30))["type"] == "state"
         status, answer = post(f"{server.url}/api/rooms", {"nickname": f"after{n}"})
         if status != 201:

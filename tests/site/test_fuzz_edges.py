@@ -16,6 +16,7 @@ import http.client
 import json
 import re
 import time
+import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -37,6 +38,8 @@ URL_VALUES = (
     "x" * 10_000,
     "%0A%E2%80%AE",  # a newline and a bidirectional override
 )
+# What an HTTP header's value may hold (RFC 9110 field-value, read as Latin-1).
+HEADER_TEXT = re.compile(r"[\t\x20-\x7e\x80-\xff]*")
 # Values put in JSON bodies and socket messages (a str with a lone surrogate is sent as
 # the JSON escape "\ud800").
 JSON_VALUES: tuple[Any, ...] = (
@@ -206,12 +209,22 @@ def fuzz_http(site: Site, code: str) -> int:
 # ---------------------------------------------------------------- sockets
 
 
-async def exchange(url: str, messages: list[dict | str], failures: list[str]) -> int | None:
-    """Open a socket, send each message once the previous one is answered (backing off
-    when told ``rate_limited``), then close; returns the server's close code, if it
-    closed. Records ``server_error`` replies and 1011 closes in ``failures``."""
+def bearer(token: str | None) -> dict[str, str] | None:
+    """A player's token as the socket's handshake carries it (docs/api.md)."""
+    return None if token is None else {"Authorization": f"Bearer {token}"}
+
+
+async def exchange(
+    url: str, messages: list[dict | str], failures: list[str], token: str | None = None
+) -> int | None:
+    """Open a socket (``token`` in its Authorization header), send each message once the
+    previous one is answered (backing off when told ``rate_limited``), then close; returns
+    the server's close code, if it closed. Records ``server_error`` replies and 1011
+    closes in ``failures``."""
     try:
-        ws = await websockets.connect(url, open_timeout=20, close_timeout=2, max_size=None)
+        ws = await websockets.connect(
+            url, additional_headers=bearer(token), open_timeout=20, close_timeout=2, max_size=None
+        )
     except websockets.InvalidStatus as error:  # refused handshake: its HTTP status
         if error.response.status_code >= 500:
             failures.append(f"{url[:120]}: handshake {error.response.status_code}")
@@ -266,10 +279,12 @@ async def drain(ws: Any, failures: list[str], url: str) -> None:
             failures.append(f"{url[:120]}: server_error")
 
 
-async def until_the_clock_runs(url: str, failures: list[str]) -> None:
+async def until_the_clock_runs(url: str, token: str, failures: list[str]) -> None:
     """Wait until the room's round runs and the server's clock has passed its
     ``starts_at`` (the countdown over), as the server's ``sync`` replies say."""
-    async with websockets.connect(url, open_timeout=20, close_timeout=2, max_size=None) as ws:
+    async with websockets.connect(
+        url, additional_headers=bearer(token), open_timeout=20, close_timeout=2, max_size=None
+    ) as ws:
         for number in range(100):
             request_id = f"clock{number}"
             await ws.send(json.dumps({"type": "sync", "request_id": request_id}))
@@ -322,25 +337,35 @@ async def fuzz_sockets(
         for path in (f"/ws/rooms/{value}/", f"/ws/rooms/{value}/watch/", f"/ws/{value}"):
             await exchange(base + path, [], failures)
             opened += 1
+        # A token in the address is refused before it is read (token_in_url).
         closed = await exchange(f"{base}/ws/rooms/{code}/?token={value}", [], failures)
-        assert closed == 4403, (value, closed)
+        assert closed == 4400, (value, closed)
+        # As the Bearer token: the text itself, and its bytes (a header is read as Latin-1)
+        # when a header can carry them (no NUL, no newline): no player's, or a handshake
+        # refused for its size.
+        raw = urllib.parse.unquote_to_bytes(value).decode("latin-1")
+        for token in {value, raw} if HEADER_TEXT.fullmatch(raw) else {value}:
+            closed = await exchange(f"{base}/ws/rooms/{code}/", [], failures, token=token)
+            assert closed in (4403, None), (value, closed)
+            opened += 1
         opened += 1
     # The players' sockets (two, side by side: each has its own rate limit): a round
     # running (words written), then ended (challenges), then every other message.
-    ann, bob = (f"{base}/ws/rooms/{code}/?token={token}" for token in tokens)
+    room = f"{base}/ws/rooms/{code}/"
+    ann, bob = tokens
     setup: list[dict | str] = [{"type": "set_board", "board": BOARD}, {"type": "start_round"}]
-    await exchange(ann, setup, failures)
-    await until_the_clock_runs(ann, failures)
+    await exchange(room, setup, failures, ann)
+    await until_the_clock_runs(room, ann, failures)
     submits = bad_messages(["submit"])
     await asyncio.gather(
-        exchange(ann, submits[::2], failures), exchange(bob, submits[1::2], failures)
+        exchange(room, submits[::2], failures, ann), exchange(room, submits[1::2], failures, bob)
     )
-    await exchange(ann, [{"type": "end_round"}], failures)
+    await exchange(room, [{"type": "end_round"}], failures, ann)
     hosts = ["update_settings", "set_board", "kick", "unkick", "transfer_host"]
     others = ["challenge", "rule_challenge", "vote_challenge", "ping"]
     await asyncio.gather(
-        exchange(ann, bad_messages(hosts), failures),
-        exchange(bob, bad_messages(others), failures),
+        exchange(room, bad_messages(hosts), failures, ann),
+        exchange(room, bad_messages(others), failures, bob),
         exchange(f"{base}/ws/rooms/{code}/watch/", bad_messages(["ping"]), failures),
     )
     return opened + 5

@@ -1,9 +1,11 @@
 """The landing page and the project's wiring (URLs, ASGI, Celery)."""
 
+import pytest
 from django.test import Client
 from django.urls import reverse
 
 
+@pytest.mark.django_db  # the start page lists the dictionaries
 def test_home_renders(client: Client) -> None:
     """The start page answers 200 with the create and join forms and its script."""
     response = client.get(reverse("games:home"))

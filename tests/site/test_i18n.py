@@ -151,6 +151,7 @@ def test_stale_catalogues_are_compiled_again(tmp_path: Path) -> None:
     assert compile_messages.compile_all(tmp_path) == []
 
 
+@pytest.mark.django_db  # the start page lists the dictionaries
 def test_browser_language_picks_dutch() -> None:
     """Accept-Language nl: the start page in Dutch, <html lang="nl">, rules text included."""
     response = Client().get(reverse("games:home"), HTTP_ACCEPT_LANGUAGE="nl-NL,nl;q=0.9,en;q=0.5")
@@ -164,6 +165,7 @@ def test_browser_language_picks_dutch() -> None:
     assert "Accept-Language" in response.headers["Vary"]
 
 
+@pytest.mark.django_db  # the start page lists the dictionaries
 def test_an_unknown_language_falls_back_to_english() -> None:
     response = Client().get(reverse("games:home"), HTTP_ACCEPT_LANGUAGE="de-DE,de;q=0.9")
 
@@ -171,6 +173,7 @@ def test_an_unknown_language_falls_back_to_english() -> None:
     assert '<html lang="en">' in content and "Start a game" in content
 
 
+@pytest.mark.django_db  # the start page lists the dictionaries
 def test_the_switch_sets_the_language_for_the_next_pages() -> None:
     """The page's switch posts to set_language: a cookie, then French whatever the browser
     asks for, and back to the page it came from."""
@@ -195,6 +198,7 @@ def test_the_switch_sets_the_language_for_the_next_pages() -> None:
     assert '<html lang="fr">' in content and "Lancer une partie" in content
 
 
+@pytest.mark.django_db  # the start page lists the dictionaries
 @pytest.mark.parametrize("page_language", ["en", "nl", "fr"])
 def test_the_switch_offers_each_language_in_its_own_name(page_language: str) -> None:
     """Whatever the page's language: English, Nederlands, Français (not "Anglais")."""
@@ -271,6 +275,7 @@ def test_the_script_catalogue_answers_in_dutch() -> None:
     assert "(n != 1)" in text  # the Dutch plural rule
 
 
+@pytest.mark.django_db  # the start page lists the dictionaries
 def test_every_page_loads_the_catalogue_before_its_modules() -> None:
     """base.html: the classic catalogue script comes before the module scripts, and its
     address names the language (a switch must not reuse the other language's copy)."""

@@ -1,7 +1,8 @@
 """Fixtures for the vision tests: the shipped models (loaded once) and the labelled photos.
 
 Tests that need the labelled photos (../shared/data/boggle-boards) skip with a reason when
-they are absent; everything else runs from the repository alone.
+they are absent, and fail under CI=true (``tests.photo_data``); everything else runs from
+the repository alone.
 """
 
 from __future__ import annotations
@@ -16,10 +17,9 @@ from PIL import Image
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
+from tests.photo_data import require_labelled_photos
 from vision import dataset
 from vision.recognize import BoardReader
-
-NO_PHOTOS = "labelled photos not found (../shared/data/boggle-boards or $BOGGLE_PHOTOS_DIR)"
 
 
 @pytest.fixture(scope="session")
@@ -31,8 +31,7 @@ def reader() -> BoardReader:
 @pytest.fixture(scope="session")
 def validation_photos() -> list[dataset.LabelledPhoto]:
     """The validation split (held out by board) of the labelled photos."""
-    if not dataset.available():
-        pytest.skip(NO_PHOTOS)
+    require_labelled_photos()
     return dataset.split_by_board(dataset.load_photos())[1]
 
 

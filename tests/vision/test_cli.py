@@ -36,7 +36,18 @@ def test_json_lines_in_order(tmp_path: Path, reader, monkeypatch, encode) -> Non
     assert status == 1  # one photo failed
     assert [line["path"] for line in lines] == [str(good), str(bad), str(good)]
     first = lines[0]
-    assert set(first) == {"path", "rows", "cols", "letters", "confidence", "centers", "corners"}
+    assert set(first) == {
+        "path",
+        "rows",
+        "cols",
+        "letters",
+        "confidence",
+        "centers",
+        "corners",
+        "remembered",
+        "unaided",
+    }
+    assert first["unaided"] == {"letters": first["letters"], "confidence": first["confidence"]}
     assert (first["rows"], first["cols"]) == (4, 4)
     for key in ("letters", "confidence", "centers"):
         assert len(first[key]) == 4

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from vision.classify import DieReading
 from vision.detect import Candidate, dice_regions
 from vision.errors import (
     BoardNotFoundError,
@@ -153,12 +154,8 @@ class BrightnessDetector:
 
 
 class StubClassifier:
-    def read(self, crops: np.ndarray, memory=None):
-        class Reading:
-            faces = ["a"] * len(crops)
-            confidence = [0.99] * len(crops)
-
-        return Reading()
+    def read(self, crops: np.ndarray, memory=None) -> DieReading:
+        return DieReading(["a"] * len(crops), [0.99] * len(crops))
 
 
 def test_a_washed_out_photo_is_tried_again_darker():

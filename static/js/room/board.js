@@ -37,7 +37,8 @@ export class BoardView {
     this.shown = { number: round.number, board: round.board };
     this.rows = round.rows;
     this.cols = round.cols;
-    this.faces = round.grid.flat();
+    // A round not started yet comes without its letters (grid null): dice face down.
+    this.faces = round.grid ? round.grid.flat() : new Array(round.rows * round.cols).fill("");
     this.element.style.setProperty("--cols", this.cols);
     this.element.style.setProperty("--rows", this.rows);
     this.element.classList.toggle("concealed", concealed);

@@ -13,6 +13,12 @@ export function hintText(hint) {
   });
 }
 
+/** A round's score after its hints, as the results count it (games.hints.round_score):
+ * the words' points less the hints' cost, never below 0. */
+export function scoreAfterHints(points, hintsUsed, cost) {
+  return Math.max(0, points - hintsUsed * cost);
+}
+
 /** The results' "Hints: 2 (−2 pts)." for the player `you`, or "" without hints. */
 export function hintsUsedText(results, you) {
   const me = results.players.find((entry) => entry.id === you);
@@ -23,8 +29,10 @@ export function hintsUsedText(results, you) {
 }
 
 export class HintView {
-  constructor(anchor, { onAsk }) {
+  /** `onUsed()`: the hints used this round changed (the running score takes them off). */
+  constructor(anchor, { onAsk, onUsed = () => {} }) {
     this.onAsk = onAsk;
+    this.onUsed = onUsed;
     this.offer = null; // the state's `hints`: the cost, and this round's hints
     this.latest = null; // {round, word_length, letters, hints_used}
     this.waiting = false;
@@ -71,6 +79,15 @@ export class HintView {
     this.text.textContent = latest ? this.latestText(latest, cost) : "";
   }
 
+  /** Hints used in round `number` and what each costs, by the state's `hints` (`offer`)
+   * and the answers since: 0 and 0 outside practice rooms. */
+  used(number, offer) {
+    if (!offer) return { hints: 0, cost: 0 };
+    const latest = this.latest && this.latest.round === number ? this.latest : null;
+    const fromState = offer.round === number ? offer.hints_used : 0;
+    return { hints: latest ? latest.hints_used : fromState, cost: offer.cost };
+  }
+
   /** "A word of 6 letters: PL… · Hints used: 2 (−2 pts)" */
   latestText(hint, cost) {
     const used = hint.hints_used;
@@ -86,6 +103,7 @@ export class HintView {
     this.latest = { ...message };
     this.text.textContent = this.latestText(message, message.cost);
     announce(hintText(message));
+    this.onUsed();
   }
 
   failed(text) {

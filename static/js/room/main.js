@@ -17,6 +17,7 @@ import { PlayView } from "./play.js";
 import { PlayersView } from "./players.js";
 import { ReadyCheckView } from "./ready-check.js";
 import { HistoryView } from "./history.js";
+import { LetBackWatch } from "./let-back.js";
 import { ResultsView } from "./results.js";
 import { RoomLink } from "./room-link.js";
 import { SettingsView } from "./settings.js";
@@ -24,6 +25,8 @@ import { StandingView } from "./standing.js";
 import { ShareView } from "./share.js";
 import { RoomStore } from "./store.js";
 import { TeamView } from "./team.js";
+import { TeamPicker } from "./team-picker.js";
+import { teamsShown } from "./teams.js";
 import { LockView, WaitingForHost, WaitingListView } from "./waiting-room.js";
 
 // A rate-limited word is sent again after this long.
@@ -225,6 +228,8 @@ const link = new RoomLink(`/ws/rooms/${code}/`, {
     kicked: (message) => {
       outbox.clear();
       store.setGone("kicked", message.message);
+      // Joining again is refused until the host lets this player back: watch for that.
+      letBackWatch.start(store.you);
     },
     left: (message) => {
       // This player left the room, from this tab or another one.
@@ -252,6 +257,8 @@ const playersView = new PlayersView($("#players"), $("#player-count"), {
   // Teams mode: my own team (no player_id), or the host moving someone.
   onChooseTeam: (team, playerId) => send(playerId === null ? { type: "choose_team", team } : { type: "choose_team", team, player_id: playerId }),
 });
+// Teams mode: the lobby's team buttons, in view at the top of a phone's lobby.
+const teamPicker = new TeamPicker($("#lobby-teams"), { onChoose: (team) => send({ type: "choose_team", team }) });
 const lockView = new LockView($("#room-lock"), { onLock: (locked) => send({ type: "lock_room", locked }) });
 const waitingListView = new WaitingListView($("#waiting-requests"), {
   onAdmit: (id) => send({ type: "admit", join_request_id: id }),
@@ -268,6 +275,13 @@ const waitingForHost = new WaitingForHost(code, {
     store.setJoinRequest(null);
     if (failure && ["kicked", "room_not_found"].includes(failure.code)) store.setGone(failure.code, failure.message);
   },
+});
+const letBackWatch = new LetBackWatch(code, {
+  onLetBack: () => {
+    store.setGone("let_back", "");
+    announce(gettext("The host let you back in. Join again to play on."));
+  },
+  onGone: (failure) => store.setGone("room_not_found", failure.message),
 });
 const settingsView = new SettingsView(
   { form: $("#settings-form"), summary: $("#settings-summary"), note: $("#settings-note"), status: $("#settings-status") },
@@ -412,8 +426,13 @@ function renderLobby() {
     ? gettext("Waiting for %(nickname)s to start the round.", { nickname: host.nickname })
     : gettext("Waiting for a host.");
   const others = store.state.players.length - 1;
-  $("#lobby-text").textContent =
-    others > 0
+  // Teams mode: picking a team is what everyone does in the lobby (the buttons under it).
+  const teams = teamsShown(store.state);
+  $("#lobby-text").textContent = teams
+    ? store.isHost
+      ? gettext("Pick a team below; start when each team has players.")
+      : gettext("Pick a team below, then wait for the host to start.")
+    : others > 0
       ? gettext("%(players)s here. Start when everyone is in; late joiners can still play.", { players: playersText(others + 1) })
       : gettext("Share the link or the QR code: everyone plays on their own phone.");
 }
@@ -444,7 +463,8 @@ function renderWaiting() {
 // What the server says (in English, sent from another player's request) when this player
 // was removed or left, in the page's language.
 const GONE_TEXTS = {
-  kicked: () => gettext("The host removed you from the room"),
+  kicked: () => gettext("The host removed you from the room. Only the host can let you back in: this page tells you when they do."),
+  let_back: () => gettext("Join again to play on, with your points so far."),
   left: () => gettext("You left the room"),
   refused: () => gettext("The host did not let you in. Ask them if you think that is a mistake."),
 };
@@ -457,13 +477,15 @@ function renderGone() {
     not_a_player: gettext("You are not in this room any more"),
     room_not_found: gettext("This room is gone"),
     refused: gettext("The host did not let you in"),
+    let_back: gettext("The host let you back in"),
   };
   $("#gone-title").textContent = titles[gone.reason] || gettext("Disconnected");
   $("#gone-text").textContent =
     gone.reason === "room_not_found"
       ? gettext("Rooms are cleaned up after a day without players. Start a new one from the start page.")
       : GONE_TEXTS[gone.reason]?.() || capitalise(gone.message || "");
-  $("#rejoin").hidden = gone.reason === "room_not_found" || gone.reason === "refused";
+  // A removed player's join is refused until the host lets them back in (let_back).
+  $("#rejoin").hidden = ["room_not_found", "refused", "kicked"].includes(gone.reason);
 }
 
 store.subscribe((current, changed) => {
@@ -475,6 +497,7 @@ store.subscribe((current, changed) => {
   if (phase === "waiting") renderWaiting();
   if (phase === "gone") renderGone();
   if (phase === "lobby") renderLobby();
+  teamPicker.render(current);
   if (["lobby", "play", "results"].includes(phase)) {
     playersView.render(current);
     if (["all", "lock", "waiting", "host"].some((part) => changed.has(part))) {
@@ -553,6 +576,7 @@ $("#waiting-cancel").addEventListener("click", () => {
 });
 
 $("#rejoin").addEventListener("click", () => {
+  letBackWatch.stop();
   store.gone = null;
   // This page is no player now: it is not "here already" (a kicked player's list may
   // still have them, as the room's player.left did not reach a closed socket).

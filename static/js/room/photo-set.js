@@ -16,6 +16,11 @@ export function setName(set) {
 }
 
 function memoryText(photoSet) {
+  // No room teaches the installation's set (staff approve what it reads): a room learning
+  // on it gets a set of its own at its first confirmed board (docs/api.md, "Dice sets").
+  if (photoSet.installation && photoSet.learn) {
+    return gettext("Boards the host confirms will start this room's own set; the usual dice learn only what the site's staff approve.");
+  }
   if (!photoSet.exemplars) return gettext("Nothing learnt yet: confirm a board read from a photo.");
   return ngettext("Remembers %(count)s die", "Remembers %(count)s dice", photoSet.exemplars) + " " +
     ngettext("(%(faces)s letter).", "(%(faces)s letters).", photoSet.faces, { faces: photoSet.faces });
@@ -85,7 +90,7 @@ export class PhotoSetView {
           gettext("Help the reader learn this set"),
           h("small", {
             text: gettext(
-              "Keeps the dice of boards the host confirms from photos (at most 8 pictures a letter, on this site), so that photos of this set read better.",
+              "Keeps the dice of boards the host confirms from photos in this room's own set (at most 8 pictures a letter, on this site), so that photos of this set read better. Letters the reader learns this way are always shown for checking.",
             ),
           }),
         ),

@@ -8,7 +8,7 @@ import { BoardInput } from "./board-input.js";
 import { BoardView } from "./board.js";
 import { nextRoundText, pointsText, reasonText, roundInGame, wordPoints, wordsText } from "./format.js";
 import { findPath, wordOf } from "./paths.js";
-import { HintView } from "./hints.js";
+import { HintView, scoreAfterHints } from "./hints.js";
 import { isCoop } from "./team.js";
 import { isTeams, teamName, teamOf } from "./teams.js";
 import { roundClock } from "./timer.js";
@@ -37,6 +37,7 @@ function enteredText(words, round) {
 export class PlayView {
   constructor(root, { store, clock, onSubmit, onEndRound, onHint = () => false, onSkip = () => false, feedback = null }) {
     this.store = store;
+    this.root = $("#play-panel", root);
     this.feedback = feedback;
     this.clock = clock;
     this.onSubmit = onSubmit;
@@ -59,6 +60,7 @@ export class PlayView {
       score: $("#my-score", root),
       wordsEmpty: $("#my-words-empty", root),
       recentCount: $("#recent-count", root),
+      roundScore: $("#round-score", root),
       recentList: $("#recent-list", root),
     };
     this.board = new BoardView($("#play-board", root), { label: gettext("Board") });
@@ -77,7 +79,10 @@ export class PlayView {
     this.chess = new ChessView(chessPlaces, { store, clock, feedback, onSkip });
     this.accepting = false;
     // Practice rooms only (the state's `hints`): right after the "Words left" chip.
-    this.hints = new HintView(this.wordsLeft.button, { onAsk: onHint });
+    this.hints = new HintView(this.wordsLeft.button, {
+      onAsk: onHint,
+      onUsed: () => this.store.round && this.renderScore(this.store, this.store.round),
+    });
     this.input = new BoardInput(this.board, {
       onChange: (path) => this.pathChanged(path),
       onSubmit: (path) => this.submit(wordOf(path, this.board.faces), path),
@@ -168,6 +173,8 @@ export class PlayView {
     this.chess.render();
     this.tick();
     this.hints.render(store, this.phase === "playing");
+    // Practice rooms keep room for the hint's letters under the board (site.css).
+    this.root.classList.toggle("with-hints", Boolean(store.state.hints));
   }
 
   renderRound(round) {
@@ -213,11 +220,23 @@ export class PlayView {
         .reverse()
         .map((entry) => this.recentItem(entry)),
     );
+    this.renderScore(store, round);
+  }
+
+  /** The running score, under the word field and atop the list: the accepted words'
+   * points less the hints' cost, as the results will count it (scoreAfterHints). */
+  renderScore(store, round) {
+    const words = store.words;
     const accepted = words.filter((entry) => entry.accepted);
     const points = accepted.reduce((sum, entry) => sum + wordPoints(entry.word, round.points_table), 0);
+    const { hints, cost } = this.hints.used(round.number, store.state.hints);
+    const score = pointsText(scoreAfterHints(points, hints, cost));
     this.el.score.textContent = round.instant_verdicts
-      ? `${wordsText(accepted.length)} · ${pointsText(points)}`
+      ? `${wordsText(accepted.length)} · ${score}`
       : wordsText(words.filter((entry) => entry.verdict === "received").length);
+    // With verdicts at the end the score is not known yet: the count says what is.
+    this.el.roundScore.hidden = !round.instant_verdicts;
+    this.el.roundScore.textContent = round.instant_verdicts ? score : "";
   }
 
   recentItem(entry) {

@@ -2,8 +2,8 @@
 // player's page shows "Ready?" over the face-down board, with one big "I'm ready" button
 // (the host also has "Start now"), then whom the room still waits for. The round starts
 // when nobody is waited for or the host forces it (`round.started`, countdown as always).
-// The button shows only once this page has the round's board and has drawn it: a phone
-// still loading the board cannot be counted ready.
+// The button shows only once this page has drawn the round's dice (face down: the letters
+// come with `round.started`, to everyone at once).
 
 import { h } from "../lib/dom.js";
 import { gettext, ngettext, pageLanguage } from "../lib/i18n.js";
@@ -78,7 +78,7 @@ export class ReadyCheckView {
     this.store = store;
     const round = store.phase === "play" ? store.round : null;
     const check = waitingCheck(round);
-    const show = Boolean(check && round.grid && this.boardShown(round));
+    const show = Boolean(check && this.boardShown(round));
     this.element.hidden = !show;
     if (!show) {
       if (!check) this.shownFor = null;

@@ -119,18 +119,20 @@ export class ResultsView extends RoundWords {
       // Co-op: the team's result is the banner's; here, my part in it.
       return gettext("You found %(words)s for the team. %(total)s", { words: wordsText(countedWords(me)), total });
     }
-    if (results.common_max_points && results.common_max_points < results.max_points) {
-      // Measured on the words most players know: the broad list's maximum reads as failure.
-      return gettext("You scored %(points)s: %(share)s of what the common words are worth. %(total)s", {
-        points: pointsText(me.round_points),
-        share: percentText(me.share_of_common_max),
-        total,
-      });
-    }
+    // One share, the scoreboard's; what the common words were worth comes as points, so
+    // that a broad list's maximum does not read as failure (a second share confused).
+    const board =
+      results.common_max_points && results.common_max_points < results.max_points
+        ? gettext("The board had %(words)s worth %(points)s; its common words alone were worth %(common)s.", {
+            words: wordsText(results.word_count),
+            points: pointsText(results.max_points),
+            common: pointsText(results.common_max_points),
+          })
+        : total;
     return gettext("You scored %(points)s: %(share)s of the maximum. %(total)s", {
       points: pointsText(me.round_points),
       share: percentText(me.share_of_max),
-      total,
+      total: board,
     });
   }
 

@@ -2,8 +2,10 @@
 // connection within seconds, waits quietly while the device is offline, and stops for good
 // on the close codes that say "do not come back".
 
+// The page never puts a secret in the socket's address: the browser's session cookie says
+// who it is (docs/api.md, "Authentication"; a `?token=` is refused with 4400).
 // Close codes after which reconnecting cannot help (docs/api.md, "Close codes").
-const FINAL_CLOSE_CODES = new Set([1000, 4001, 4403, 4404]);
+const FINAL_CLOSE_CODES = new Set([1000, 4001, 4400, 4403, 4404]);
 const FIRST_DELAY_MS = 1000;
 const MAX_DELAY_MS = 30000;
 // The dead-socket check runs this often (no network traffic of its own).

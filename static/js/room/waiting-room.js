@@ -10,6 +10,9 @@ import { gettext, ngettext } from "../lib/i18n.js";
 const DEFAULT_POLL_SECONDS = 2;
 // After a failed read (offline, server restarting) the next waits this long (seconds).
 const RETRY_POLL_SECONDS = 4;
+// How long "Refuse" can be undone (milliseconds): the refusal is sent only then, so a
+// newcomer refused by mistake never hears of it and can still be let in.
+const REFUSE_UNDO_MS = 8000;
 
 /** A padlock, shut or open (drawn: phones without an emoji font show no box). */
 export function padlock(locked) {
@@ -68,19 +71,34 @@ export class LockView {
   }
 }
 
-/** The newcomers waiting at a locked room, with "Let in" and "Refuse": the host's only. */
+/** The newcomers waiting at a locked room, with "Let in" and "Refuse": the host's only.
+ * A refusal waits REFUSE_UNDO_MS with "Undo" before it is sent (and is sent at once if
+ * the host's page closes meanwhile). */
 export class WaitingListView {
   constructor(card, { onAdmit, onRefuse }) {
     this.card = card;
     this.onAdmit = onAdmit;
     this.onRefuse = onRefuse;
     this.answering = new Set(); // ids answered, until join.decided takes them off
+    this.refusing = new Map(); // ids refused but not sent yet (undo window) → timer
+    this.store = null;
+    window.addEventListener("pagehide", () => {
+      for (const id of [...this.refusing.keys()]) this.sendRefusal(id);
+    });
   }
 
   render(store) {
+    this.store = store;
     const waiting = store.isHost ? store.state.waiting || [] : [];
     const ids = new Set(waiting.map((item) => item.id));
     for (const id of this.answering) if (!ids.has(id)) this.answering.delete(id);
+    // Gone meanwhile (withdrawn, let in from another tab): nothing left to refuse.
+    for (const [id, timer] of this.refusing) {
+      if (!ids.has(id)) {
+        window.clearTimeout(timer);
+        this.refusing.delete(id);
+      }
+    }
     this.card.hidden = !waiting.length;
     if (!waiting.length) {
       this.card.replaceChildren();
@@ -99,7 +117,34 @@ export class WaitingListView {
     if (focused) this.card.querySelector(`button[data-action="${CSS.escape(focused)}"]`)?.focus();
   }
 
+  /** "Refuse": the row says so with "Undo" (focused), and the refusal goes out later. */
+  refuse(item) {
+    if (this.refusing.has(item.id)) return;
+    this.refusing.set(
+      item.id,
+      window.setTimeout(() => this.sendRefusal(item.id), REFUSE_UNDO_MS),
+    );
+    this.render(this.store);
+    this.card.querySelector(`button[data-action="undo-${item.id}"]`)?.focus();
+  }
+
+  undo(item) {
+    window.clearTimeout(this.refusing.get(item.id));
+    this.refusing.delete(item.id);
+    this.render(this.store);
+    this.card.querySelector(`button[data-action="admit-${item.id}"]`)?.focus();
+  }
+
+  sendRefusal(id) {
+    window.clearTimeout(this.refusing.get(id));
+    this.refusing.delete(id);
+    // Not sent (offline): the row is back as it was, to be answered again.
+    if (this.onRefuse(id)) this.answering.add(id);
+    if (this.store) this.render(this.store);
+  }
+
   row(store, item) {
+    if (this.refusing.has(item.id)) return this.refusedRow(item);
     const busy = this.answering.has(item.id);
     const answer = (handler) => () => {
       if (handler(item.id)) {
@@ -118,7 +163,8 @@ export class WaitingListView {
           type: "button",
           class: "button small primary",
           text: gettext("Let in"),
-          "aria-label": gettext("Let %(nickname)s in", { nickname: item.nickname }),
+          // The visible text first, as voice control users say it (axe: label-content-name-mismatch).
+          "aria-label": gettext("%(action)s: %(nickname)s", { action: gettext("Let in"), nickname: item.nickname }),
           dataset: { action: `admit-${item.id}` },
           disabled: busy,
           on: { click: answer(this.onAdmit) },
@@ -130,7 +176,28 @@ export class WaitingListView {
           "aria-label": gettext("Refuse %(nickname)s", { nickname: item.nickname }),
           dataset: { action: `refuse-${item.id}` },
           disabled: busy,
-          on: { click: answer(this.onRefuse) },
+          on: { click: () => this.refuse(item) },
+        }),
+      ),
+    );
+  }
+
+  /** A refusal in its undo window: "Refused", and "Undo". */
+  refusedRow(item) {
+    return h(
+      "li",
+      { class: "waiting-person refused-pending", dataset: { requestId: item.id } },
+      h("span", { class: "waiting-name" }, h("span", { class: "nickname", text: item.nickname }), h("span", { class: "hint", text: gettext("Refused") })),
+      h(
+        "span",
+        { class: "waiting-actions" },
+        h("button", {
+          type: "button",
+          class: "button small",
+          text: gettext("Undo"),
+          "aria-label": gettext("Undo: refuse %(nickname)s", { nickname: item.nickname }),
+          dataset: { action: `undo-${item.id}` },
+          on: { click: () => this.undo(item) },
         }),
       ),
     );

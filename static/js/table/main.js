@@ -124,7 +124,13 @@ function renderLobby() {
     : gettext("Waiting for a host.");
   $("#table-lobby-text").textContent = gettext("%(players)s here. %(rules)s %(waiting)s", { players: playersText(count), rules, waiting });
   const item = (player) =>
-    h("li", { class: `table-player${player.online ? "" : " away"}` }, player.nickname, player.is_host ? h("span", { class: "badge host", text: gettext("host") }) : null);
+    h(
+      "li",
+      { class: `table-player${player.online ? "" : " away"}` },
+      player.nickname,
+      player.is_host ? h("span", { class: "badge host", text: gettext("host") }) : null,
+      player.online ? null : h("span", { class: "visually-hidden", text: gettext("offline") }),
+    );
   const teams = teamGroups(state);
   // Teams mode: the players by team, each team with its mark.
   const items = teams
@@ -255,10 +261,11 @@ function showReadyCheck(countdown, check) {
   const key = JSON.stringify(lines);
   if (countdown.dataset.key === key) return;
   countdown.dataset.key = key;
+  // (Never a null: replaceChildren would write it as the text "null".)
   countdown.replaceChildren(
     h("span", { class: "table-ready-title", text: gettext("Ready?") }),
     h("span", { class: "table-ready-waiting", text: lines[0] }),
-    lines[1] ? h("span", { class: "table-ready-done", text: lines[1] }) : null,
+    ...(lines[1] ? [h("span", { class: "table-ready-done", text: lines[1] })] : []),
   );
 }
 
