@@ -14,6 +14,7 @@ from datetime import date
 from typing import Any
 
 from django.db import IntegrityError, transaction
+from django.db.models.functions import Coalesce
 from django.utils.translation import gettext as _
 
 from daily import boards, plausibility
@@ -149,12 +150,15 @@ def _store_result(game: DailyGame, round_: Round) -> bool:
 def _score(round_: Round, player: Player) -> tuple[int, int, str, list[float], list[str]]:
     """Points, words that scored, the best of them (most points, then longest, then first
     alphabetically), after games.rounds.score_words; and, for daily.plausibility, when each
-    accepted word was entered (seconds since the round started) and the accepted words in
+    accepted word reached the server (seconds since the round started) and the accepted words in
     the order they were entered."""
+    # When each word reached the server, not when its row was written (accepted words are
+    # written in batches: written times bunch up); rows from before received_at: written.
     accepted = list(
         Submission.objects.filter(round=round_, player=player, verdict=Verdict.ACCEPTED)
-        .order_by("created_at", "id")
-        .values_list("word", "points", "cancelled", "created_at")
+        .annotate(arrived=Coalesce("received_at", "created_at"))
+        .order_by("arrived", "id")
+        .values_list("word", "points", "cancelled", "arrived")
     )
     scored = [(word, points or 0) for word, points, cancelled, _at in accepted if not cancelled]
     best = min(scored, key=lambda item: (-item[1], -len(item[0]), item[0]), default=("", 0))

@@ -67,7 +67,7 @@ def enter_at_pace(round_: Round, player: Player, entries: list[str], seconds_apa
 
 def enter_at_times(round_: Round, player: Player, entries: list[str], times: list[float]) -> None:
     """Enter ``entries`` through the engine, then date the n-th ``times[n]`` seconds after
-    the round's start."""
+    the round's start (when it reached the server, and when its row was written)."""
     for entry in entries:
         submit_word(player, entry)
     round_.refresh_from_db()
@@ -76,7 +76,7 @@ def enter_at_times(round_: Round, player: Player, entries: list[str], times: lis
     mine = Submission.objects.filter(round=round_, player=player).order_by("id")
     for seconds, submission_id in zip(times, mine.values_list("id", flat=True), strict=True):
         at = starts_at + timedelta(seconds=seconds)
-        Submission.objects.filter(pk=submission_id).update(created_at=at)
+        Submission.objects.filter(pk=submission_id).update(created_at=at, received_at=at)
 
 
 def solve_like_the_script(round_: Round) -> list[str]:

@@ -7,6 +7,7 @@ per device."""
 from __future__ import annotations
 
 import random
+from datetime import timedelta
 
 import pytest
 from django.test import Client
@@ -14,7 +15,7 @@ from django.test import Client
 from daily import plausibility
 from daily.models import DailyGame, DailyScore
 from games import rounds
-from games.models import Player, Round
+from games.models import Player, Round, Submission
 from tests.daily.helpers import (
     DAY,
     begin,
@@ -205,6 +206,22 @@ def test_a_strong_human_is_listed() -> None:
     assert score.listed and not score.flagged and score.flag_reason == ""
     board = get(Client(), "/api/daily")["leaderboard"]
     assert [entry["nickname"] for entry in board] == ["Strong"]
+
+
+def test_the_pace_is_judged_by_when_words_arrived_not_when_they_were_written() -> None:
+    """Accepted words are written in batches: words that arrived seconds apart and were
+    written in one instant are a person's pace, not a burst."""
+    _, round_, player = start(Client(), "Steady")
+    begin(round_)
+    round_.refresh_from_db()
+    found = strong_human_words(round_.solution, share=0.38)
+    enter_at_times(round_, player, found, paced_script_times(len(found), seed=9))
+    assert round_.starts_at is not None
+    one_batch = round_.starts_at + timedelta(seconds=100)
+    Submission.objects.filter(round=round_, player=player).update(created_at=one_batch)
+    assert rounds.do_end_round(round_.id)
+    score = DailyScore.objects.get(date=DAY)
+    assert score.listed and not score.flagged, score.flag_reason
 
 
 def test_a_human_pace_is_listed() -> None:
