@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import date
+from typing import Any
 
 import pytest
 
@@ -19,6 +20,13 @@ def fixed_day(monkeypatch: pytest.MonkeyPatch) -> list[date]:
     today = [DAY]
     monkeypatch.setattr(boards, "today", lambda: today[0])
     return today
+
+
+@pytest.fixture(autouse=True)
+def fixed_board_secret(settings: Any) -> None:
+    """DAY's board is the same on every machine: unset, the secret is random per checkout
+    (var/daily_secret), and the fair-play tests judge what a script finds on one board."""
+    settings.BOGGLE_DAILY_SECRET = "tests-of-the-daily-board"
 
 
 @pytest.fixture(autouse=True)
