@@ -6,8 +6,9 @@
     python bench/load.py --mode production --daphnes 2 --players 600
     python bench/load.py --mode production --daphnes 2 --private-services  # clean costs
     python bench/load.py --url http://127.0.0.1:8000      # a site already running
-    python bench/load.py --faults                         # four faults, a fresh site each
+    python bench/load.py --faults                         # five faults, a fresh site each
     python bench/load.py --faults redis,daphne            # some of them
+    python bench/load.py --faults rolling                 # a rolling restart of the Daphnes
 
 It speaks only the protocol of docs/api.md (the HTTP API and the room websocket). Unless
 ``--url`` is given it starts the site itself, in one of two modes, and stops every process
@@ -95,12 +96,20 @@ the end, also on Ctrl-C or an error. The faults, ``--fault-at`` (10) s after rou
   rooms of an even size every host's socket is on it); its players reconnect to the other (a
   refused connection goes to another Daphne, as a proxy routes it, and the dead one leaves
   the rotation) except ``--leavers`` of them.
+- rolling: a rolling restart, as docs/operations.md ("Stopping and draining") describes it:
+  each Daphne in turn is SIGTERMed (``production.serve`` drains: it stops listening, answers
+  what its sockets sent, closes them with 1012 and writes its words) and started again on its
+  port, the next one once the new one listens. The players reconnect at once on 1012 (after
+  0-250 ms, as the page does), to another Daphne. Printed besides: each step's SIGTERM ->
+  exit and start -> listening, and the floors (0 words lost, 0 errors shown, every socket
+  back within 2 s: its drop -> its ``state``, p50/max and how many took longer), with the
+  load average.
 
 In every fault ``--leavers`` (5) players who are not hosts, one per room, leave the table for
 good: they close their socket (1001) half a second into the outage, or, for the Daphne kill,
 their socket dies with it, and they never reconnect. The clients behave as docs/api.md
 describes the site's own page: after a drop they reconnect with backoff (1 s, 2 s, ... 30 s,
-for ever), take the ``state`` as theirs and resend the current round's unanswered entries
+for ever; after a 1012, at once), take the ``state`` as theirs and resend the current round's unanswered entries
 with the same ``client_id``; an entry answered ``server_error`` or ``rate_limited`` is sent
 again after 1, 2, 4, 8 s; they ``ping`` after 5 s without a message, close and reconnect
 after 12 s without one, and ``sync`` when a version gap or a ``pong`` version past theirs
@@ -148,7 +157,7 @@ sys.path.insert(0, str(REPO))
 
 from bench.crowd.fault_record import FAULTS  # noqa: E402
 from bench.crowd.fault_report import print_fault_report, print_fault_summary  # noqa: E402
-from bench.crowd.faults import run_fault  # noqa: E402
+from bench.crowd.faults import rolling_lines, run_fault  # noqa: E402
 from bench.crowd.figures import log  # noqa: E402
 from bench.crowd.phases import BURST_CREATIONS, BURST_JOINS, BURST_TIMES, run_load  # noqa: E402
 from bench.crowd.processes import signals_held  # noqa: E402
@@ -187,6 +196,8 @@ def main_faults(args: argparse.Namespace) -> int:
             print(f"\n== fault: {fault}: THE SITE DID NOT START ==\n{report['start_failed']}")
         else:
             print_fault_report(report)
+            if "rolling" in report:
+                print("\n".join(rolling_lines(report["rolling"])), flush=True)
         reports.append(report)
     print_fault_summary([r for r in reports if "start_failed" not in r])
     if args.json:
@@ -368,8 +379,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         args.rounds = 2
         if args.daphnes is None:
             args.daphnes = 2
-        if "daphne" in args.faults and args.daphnes < 2:
-            parser.error("the daphne fault needs --daphnes 2 or more")
+        if {"daphne", "rolling"} & set(args.faults) and args.daphnes < 2:
+            parser.error("the daphne and rolling faults need --daphnes 2 or more")
         if args.round_end_wait is None:
             args.round_end_wait = 60.0
         if args.leavers < 0 or args.fault_at < 0 or args.fault_down < 0:

@@ -23,7 +23,10 @@ from photos.reading import preload_reader  # noqa: E402
 from web.body_limit import BodyLimitMiddleware, guard_daphne  # noqa: E402
 from web.connection_guard import guard_connections  # noqa: E402
 from web.gc_tuning import freeze_long_lived, tune_for_latency  # noqa: E402
+from web.health import answer_probes  # noqa: E402
+from web.metrics import answer_scrapes  # noqa: E402
 from web.prompt_writes import install as send_writes_at_once  # noqa: E402
+from web.request_log import logged  # noqa: E402
 from web.send_cap import guard_send_buffers  # noqa: E402
 from web.websocket_origin import browser_origin_validator  # noqa: E402
 
@@ -46,6 +49,9 @@ router = ProtocolTypeRouter(
         ),
     }
 )
+# /healthz, /readyz and /metrics are answered before Django (no Host check, redirect or
+# session); every request and socket gets its id and its log line (web.request_log).
+served = logged(answer_probes(answer_scrapes(router)))
 tune_for_latency()
 if settings.CELERY_TASK_ALWAYS_EAGER:  # embedded: this process reads the photos itself
     preload_reader(on_ready=freeze_long_lived)
@@ -57,4 +63,4 @@ async def application(scope, receive, send):
     rounds end on time even when nobody's websocket is open here."""
     if scope["type"] in ("http", "websocket"):
         ensure_started()
-    return await router(scope, receive, send)
+    return await served(scope, receive, send)

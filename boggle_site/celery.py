@@ -1,7 +1,8 @@
 """The Celery app: ``celery -A boggle_site worker`` and ``celery -A boggle_site beat``.
 
 Options come from Django settings named ``CELERY_*``; tasks from each app's ``tasks.py``.
-Worker processes load the board reader as they start (``PHOTOS_PRELOAD_READER``).
+Worker processes load the board reader as they start (``PHOTOS_PRELOAD_READER``): the main
+process imports its libraries before it forks the pool, each child loads the models.
 
 Surviving a Redis restart (the broker) takes two repairs here:
 
@@ -17,15 +18,18 @@ Surviving a Redis restart (the broker) takes two repairs here:
 from __future__ import annotations
 
 import functools
+import logging
 import os
 from typing import Any
 
 from celery import Celery
-from celery.signals import worker_process_init
+from celery.signals import worker_init, worker_process_init
 from celery.worker.consumer import Consumer as CeleryConsumer
 from kombu.transport import redis as kombu_redis
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "boggle_site.settings")
+
+logger = logging.getLogger(__name__)
 
 # The worker's pauses between attempts to reach the broker again: from the first, growing
 # by the step, to at most the last (seconds). A round waits for its preparation no longer
@@ -89,6 +93,23 @@ if not getattr(kombu_redis.Channel.close, "__boggle_patched__", False):
     kombu_redis.Channel.close = _close_channel_whose_poll_read_failed(  # type: ignore[method-assign]
         kombu_redis.Channel.close
     )
+
+
+@worker_init.connect
+def _import_board_reader(**_: Any) -> None:
+    """The worker's main process imports the reader's libraries (TensorFlow) before it
+    forks its pool, whose children then share them (``photos.reading.import_reader_libraries``;
+    docs/operations.md, "Capacity"); each child loads the models itself, below."""
+    from django.conf import settings
+
+    if not getattr(settings, "PHOTOS_PRELOAD_READER", True):
+        return
+    from photos.reading import import_reader_libraries
+
+    try:
+        import_reader_libraries()
+    except Exception:  # the worker still serves rounds; its children try again, and say why
+        logger.exception("importing the board reader's libraries failed")
 
 
 @worker_process_init.connect

@@ -37,6 +37,9 @@ PRODUCTION_VARS = ("DATABASE_URL", "REDIS_URL")
 DEFAULT_POOL_SIZE = 10
 # Seconds a request waits for a free pooled connection before failing.
 POOL_TIMEOUT_SECONDS = 30
+# A migration's wait for a lock (migrate_lock_timeout), seconds.
+DEFAULT_MIGRATE_LOCK_TIMEOUT = 0.5
+MAX_MIGRATE_LOCK_TIMEOUT = 60
 
 DEV_HOSTS = ["localhost", "127.0.0.1", "[::1]"]
 
@@ -173,6 +176,31 @@ def is_production(env: Env) -> bool:
 def debug_enabled(env: Env) -> bool:
     """DEBUG is on when asked for with DJANGO_DEBUG=1, or in development (no secret key)."""
     return get_bool(env, "DJANGO_DEBUG") or not get_str(env, "DJANGO_SECRET_KEY")
+
+
+def log_format(env: Env) -> str:
+    """BOGGLE_LOG_FORMAT: ``json`` (one JSON object per line, web.log_format) or ``text``
+    (a line for people). Default: json in production, text in the embedded default."""
+    value = get_str(env, "BOGGLE_LOG_FORMAT", "json" if is_production(env) else "text").lower()
+    if value not in ("json", "text"):
+        raise ImproperlyConfigured(f"BOGGLE_LOG_FORMAT is json or text, not {value!r}")
+    return value
+
+
+# A shorter BOGGLE_METRICS_TOKEN could be guessed.
+MIN_METRICS_TOKEN_CHARS = 24
+
+
+def metrics_token(env: Env) -> str:
+    """BOGGLE_METRICS_TOKEN: the Bearer token that reads /metrics from elsewhere than this
+    machine (web.metrics); empty when unset (loopback only)."""
+    token = get_str(env, "BOGGLE_METRICS_TOKEN")
+    if token and (len(token) < MIN_METRICS_TOKEN_CHARS or not token.isascii() or " " in token):
+        raise ImproperlyConfigured(
+            f"BOGGLE_METRICS_TOKEN must be at least {MIN_METRICS_TOKEN_CHARS} ASCII characters"
+            " without spaces (python -c 'import secrets; print(secrets.token_urlsafe(32))')"
+        )
+    return token
 
 
 def secret_key(env: Env) -> str:
@@ -362,6 +390,23 @@ def pool_size(env: Env) -> int:
     if not value.isdigit() or int(value) < 1:
         raise ImproperlyConfigured(f"DATABASE_POOL_SIZE must be a positive integer, not {value!r}")
     return int(value)
+
+
+def migrate_lock_timeout(env: Env) -> float:
+    """BOGGLE_MIGRATE_LOCK_TIMEOUT: seconds a migration waits for a lock on PostgreSQL before
+    it is rolled back and tried again (``web.migration_locks``; default 0.5, under
+    PostgreSQL's 1 s deadlock_timeout; 0: wait without a bound, as Django does)."""
+    value = get_str(env, "BOGGLE_MIGRATE_LOCK_TIMEOUT", str(DEFAULT_MIGRATE_LOCK_TIMEOUT))
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = -1.0
+    if not 0 <= seconds <= MAX_MIGRATE_LOCK_TIMEOUT:
+        raise ImproperlyConfigured(
+            f"BOGGLE_MIGRATE_LOCK_TIMEOUT must be seconds from 0 to {MAX_MIGRATE_LOCK_TIMEOUT},"
+            f" not {value!r}"
+        )
+    return seconds
 
 
 def redis_key_prefix(env: Env) -> str:

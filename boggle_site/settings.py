@@ -34,6 +34,8 @@ BOGGLE_RATE_LIMITS = env.get_bool(ENV, "BOGGLE_RATE_LIMITS", True)
 # the production Redis; unset, each process counts its own.
 BOGGLE_LIMITS_REDIS_URL = env.get_str(ENV, "REDIS_URL")
 BOGGLE_REDIS_PREFIX = env.redis_key_prefix(ENV)
+# The Bearer token that reads /metrics from elsewhere than loopback (web.metrics).
+BOGGLE_METRICS_TOKEN = env.metrics_token(ENV)
 
 # HTTPS (BOGGLE_PUBLIC_URL https://, BOGGLE_HTTPS, BOGGLE_PROXY_SSL_HEADER, BOGGLE_HSTS_*):
 # SECURE_SSL_REDIRECT, HSTS, secure cookies, nosniff, frame and referrer policies.
@@ -117,6 +119,9 @@ TEMPLATES = [
 ASGI_APPLICATION = "boggle_site.asgi.application"
 
 DATABASES = {"default": env.database_config(ENV, BASE_DIR)}
+# `manage.py migrate` on PostgreSQL: a migration's longest wait for a lock before it is
+# rolled back and tried again (web.migration_locks).
+BOGGLE_MIGRATE_LOCK_TIMEOUT = env.migrate_lock_timeout(ENV)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 CHANNEL_LAYERS = env.channel_layers(ENV)
@@ -186,8 +191,21 @@ CELERY_TASK_EAGER_PROPAGATES = _celery["task_eager_propagates"]
 for _name, _value in _celery.items():
     globals().setdefault(f"CELERY_{_name.upper()}", _value)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+if "broker_transport_options" in _celery:
+    # A message a worker took and never acknowledged (the worker killed whole) goes back to
+    # the queue after this long. It must exceed the longest a worker holds a message
+    # unacknowledged on purpose: end_round waits for its eta, up to a 30-minute round
+    # (games.models.MAX_ROUND_SECONDS), and kombu would hand it to a worker again at every
+    # timeout, once more each time. So not near a photo's reading limit: photos.stuck fails
+    # a reading whose worker died long before (docs/operations.md, "Photo reading").
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        **_celery["broker_transport_options"],
+        "visibility_timeout": 40 * 60,
+    }
 # The worker's broker consumer, which reconnects within a second after Redis comes back.
 CELERY_WORKER_CONSUMER = "boggle_site.celery:Consumer"
+# The worker and beat log through LOGGING below (JSON lines in production), not Celery's own.
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_TIMEZONE = TIME_ZONE
 # Periodic safety nets for production (`celery -A boggle_site beat`): end rounds whose
 # scheduled end task was lost with its worker, delete rooms idle for a day, and delete the
@@ -198,6 +216,13 @@ CELERY_BEAT_SCHEDULE = {
     "end-overdue-rounds": {"task": "games.tasks.end_overdue_rounds", "schedule": 1.0},
     "cleanup-idle-rooms": {"task": "games.tasks.cleanup_idle_rooms", "schedule": 3600.0},
     "delete-unused-files": {"task": "games.tasks.delete_unused_files", "schedule": 3600.0},
+    # Readings whose worker died (photos.stuck.SWEEP_EVERY_SECONDS); one sweep waiting is
+    # enough when no worker takes them.
+    "fail-stuck-photo-readings": {
+        "task": "photos.tasks.fail_stuck_photo_readings",
+        "schedule": 10.0,
+        "options": {"expires": 10.0},
+    },
 }
 
 BOGGLE_DICTIONARY_DIR = env.dictionary_dir(ENV, BASE_DIR)
@@ -206,14 +231,34 @@ BOGGLE_DICTIONARY_DIR = env.dictionary_dir(ENV, BASE_DIR)
 BOGGLE_DICTIONARY_RETENTION_DAYS = env.dictionary_retention_days(ENV)
 
 _log_level = env.get_str(ENV, "DJANGO_LOG_LEVEL", "INFO")
+# BOGGLE_LOG_FORMAT: JSON lines in production (web.log_format), each with the request id of
+# the request or socket it was written for; a line for people in the embedded default.
+_log_format = env.log_format(ENV)
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
+    "filters": {"request_id": {"()": "web.log_format.RequestIdFilter"}},
     "formatters": {
         "plain": {"format": "{asctime} {levelname} {name}: {message}", "style": "{"},
+        "json": {"()": "web.log_format.JsonFormatter"},
     },
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": "json" if _log_format == "json" else "plain",
+            "filters": ["request_id"],
+        }
+    },
     "root": {"handlers": ["console"], "level": _log_level},
-    # Replaces Django's own console handler on "django", which would print every line twice.
-    "loggers": {"django": {"handlers": ["console"], "level": _log_level, "propagate": False}},
+    "loggers": {
+        # Replaces Django's own console handler on "django", which would print every line twice.
+        "django": {"handlers": ["console"], "level": _log_level, "propagate": False},
+        # A line per request and socket event (web.request_log). The embedded default's
+        # console keeps Daphne's own access lines and shows only these warnings (5xx).
+        **(
+            {"web.request_log": {"level": "WARNING"}}
+            if _log_format == "text" and not env.is_production(ENV)
+            else {}
+        ),
+    },
 }

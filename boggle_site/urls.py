@@ -12,6 +12,8 @@ from web import admin_throttle, favicon, i18n
 # login route, matched before the admin's own, answers 429 when it did.
 admin.site.login_form = admin_throttle.ThrottledAdminAuthenticationForm
 
+# Not here: /healthz, /readyz and /metrics, answered before Django (boggle_site.asgi:
+# web.health, web.metrics), whatever the Host and without a session.
 urlpatterns = [
     path("favicon.ico", favicon.favicon),
     path("admin/login/", admin_throttle.login),

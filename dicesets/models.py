@@ -51,8 +51,11 @@ class DiceSet(models.Model):
         related_name="+",
         help_text="The room whose host started it (empty once that room is deleted).",
     )
+    # db_default on the columns added since the first production release: the previous
+    # release's code inserts rows without them (docs/operations.md, "Upgrading").
     started_for_learning = models.BooleanField(
         default=False,
+        db_default=False,
         help_text="Started for its room when the room learnt from a photo while it used the "
         "installation's set: the room learns into this one instead (one per room).",
     )
@@ -93,10 +96,12 @@ class Exemplar(models.Model):
     room_code = models.CharField(max_length=16, null=True, blank=True)
     photo_id = models.PositiveBigIntegerField(null=True, blank=True)
     # What the reader alone read on this die (no set's memory) when the photo was read.
-    unaided_face = models.CharField(max_length=2, blank=True, default="")
+    # db_default: see DiceSet.started_for_learning.
+    unaided_face = models.CharField(max_length=2, blank=True, default="", db_default="")
     unaided_confidence = models.FloatField(null=True, blank=True)
     contested = models.BooleanField(
         default=False,
+        db_default=False,
         help_text="The confirmed face contradicts what the reader alone read confidently on "
         "this die (vision.memory.contradicts): kept apart, it never makes a die confident "
         "on its own.",
@@ -107,7 +112,7 @@ class Exemplar(models.Model):
         help_text="When staff approved it for the installation's set: that set reads only "
         "approved dice. Empty in other sets (their rooms' own).",
     )
-    approved_by = models.CharField(max_length=150, blank=True, default="")
+    approved_by = models.CharField(max_length=150, blank=True, default="", db_default="")
 
     class Meta:
         ordering = ["dice_set", "face", "-id"]

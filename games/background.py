@@ -46,7 +46,7 @@ def ensure_started() -> None:
 
 
 async def stop() -> None:
-    """Stop this loop's background work (tests)."""
+    """Stop this loop's background work (a draining Daphne, and tests)."""
     await deadlines.stop_watcher()
     presence._wakeups.pop(asyncio.get_running_loop(), None)
     for task in _tasks.pop(asyncio.get_running_loop(), []):

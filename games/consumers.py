@@ -29,6 +29,7 @@ from games import (
     checks,
     chess_turns,
     common_words,
+    draining,
     events,
     hints,
     latest_versions,
@@ -46,6 +47,7 @@ from games import (
     words,
 )
 from games import live as live_rounds
+from games import metrics as game_metrics
 from games.access import find_room_from
 from games.exceptions import NotAPlayer, RoomNotFound, TokenInUrl
 from games.models import Challenge, Player, Room
@@ -150,6 +152,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         for, or None when refused (and closed)."""
         background.ensure_started()
         await self.accept()
+        draining.hold(self)  # a process that stops sends it elsewhere first (1012)
         self.address = throttle.scope_address(self.scope)
         try:
             throttle.take(throttle.SOCKET, self.address)
@@ -351,6 +354,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
             sent = await self._reply(reply, request_id)
             if kind in LARGE_REPLIES and reply.get("type") != "error":
                 self.sync_budget.spend(sent)
+        game_metrics.answered(kind, reply, message["received_at"])  # verdicts, server_error
 
     def _check_sync_budget(self) -> None:
         """Refuse a ``sync`` or ``results`` while this socket's large replies are over their

@@ -69,6 +69,9 @@ class BoardSize(models.TextChoices):
 class Room(models.Model):
     """A table of friends: a join code, a host, settings for the next round."""
 
+    # db_default on the columns added since the first production release: the previous
+    # release's code, still serving during an upgrade or after a rollback, inserts rows
+    # without them (docs/operations.md, "Upgrading"; tests/deploy/test_migrations_safe.py).
     code = models.CharField(max_length=16, unique=True, default=new_room_code)
     created_at = models.DateTimeField(auto_now_add=True)
     last_active_at = models.DateTimeField(
@@ -111,12 +114,14 @@ class Room(models.Model):
             (modes.CHESS, "chess clock"),
         ],
         default=modes.CLASSIC,
+        db_default=modes.CLASSIC,
         help_text="co-op: the room plays as one team against the board (games.coop); teams:"
         " in teams against each other (games.teams); chess clock: in turns, each player"
         " against their own clock (games.chess).",
     )
     chess_seconds = models.PositiveSmallIntegerField(
         default=DEFAULT_CHESS_SECONDS,
+        db_default=DEFAULT_CHESS_SECONDS,
         validators=[
             MinValueValidator(MIN_CHESS_SECONDS),
             MaxValueValidator(MAX_CHESS_SECONDS),
@@ -126,21 +131,25 @@ class Room(models.Model):
     )
     paper = models.BooleanField(
         default=False,
+        db_default=False,
         help_text="Play on paper: the phones are the round's timer; players write their words"
         " down and enter their lists when the time is up (games.paper).",
     )
     team_count = models.PositiveSmallIntegerField(
         default=2,
+        db_default=2,
         validators=[MinValueValidator(2), MaxValueValidator(4)],
         help_text="Teams mode: how many teams (2 to 4).",
     )
     coop_goal = models.PositiveSmallIntegerField(
         default=coop.DEFAULT_GOAL,
+        db_default=coop.DEFAULT_GOAL,
         validators=[MinValueValidator(coop.MIN_GOAL), MaxValueValidator(coop.MAX_GOAL)],
         help_text="Co-op: the share of the board's words (percent) the team aims to find.",
     )
     ready_check = models.BooleanField(
         default=False,
+        db_default=False,
         help_text="Before each round's countdown, wait until every online player says they are"
         " ready (or the host starts anyway).",
     )
@@ -152,11 +161,13 @@ class Room(models.Model):
     # The shrinking clock (solver.clocks): each round of a game shorter than the one before.
     shrink_seconds = models.PositiveIntegerField(
         default=0,
+        db_default=0,
         help_text=f"0: off; {MIN_SHRINK_SECONDS} to {MAX_SHRINK_SECONDS}: each round of a game"
         " this much shorter than the one before (timed rounds only).",
     )
     shrink_floor = models.PositiveIntegerField(
         default=MIN_ROUND_SECONDS,
+        db_default=MIN_ROUND_SECONDS,
         help_text=f"{MIN_ROUND_SECONDS} to {MAX_ROUND_SECONDS}: the shrinking clock stops here.",
     )
     # Themed word rules (solver.themes), on top of the dictionary.
@@ -164,13 +175,22 @@ class Room(models.Model):
         max_length=16,
         choices=[(rule.value, rule.value) for rule in Rule],
         default=Rule.NONE.value,
+        db_default=Rule.NONE.value,
         help_text="Which of the dictionary's words count (games.room_themes).",
     )
     theme_letter = models.CharField(
-        max_length=1, blank=True, help_text="The letter of the contains and starts_with themes."
+        max_length=1,
+        blank=True,
+        default="",
+        db_default="",
+        help_text="The letter of the contains and starts_with themes.",
     )
     theme_list = models.CharField(
-        max_length=64, blank=True, help_text="The theme list (its name) of the list theme."
+        max_length=64,
+        blank=True,
+        default="",
+        db_default="",
+        help_text="The theme list (its name) of the list theme.",
     )
     version = models.PositiveBigIntegerField(
         default=0, help_text="Bumped by every event sent to the room; clients resync on a gap."
@@ -367,12 +387,14 @@ class Round(models.Model):
     cancel_duplicates = models.BooleanField()
     instant_verdicts = models.BooleanField()
     round_seconds = models.PositiveIntegerField(null=True, blank=True)
-    mode = models.CharField(max_length=16, default=modes.CLASSIC)
+    # db_default on the columns added since the first production release: see Room.
+    mode = models.CharField(max_length=16, default=modes.CLASSIC, db_default=modes.CLASSIC)
     coop_goal = models.PositiveSmallIntegerField(
         null=True, blank=True, help_text="Co-op rounds: the team's goal in percent."
     )
     teams = models.JSONField(
         default=dict,
+        db_default={},
         blank=True,
         help_text="Teams rounds: each player's team (player id as text -> team), fixed when"
         " the round started (and for players who joined during it).",
@@ -392,18 +414,23 @@ class Round(models.Model):
     )
     paper = models.BooleanField(
         default=False,
+        db_default=False,
         help_text="Played on paper: words are entered once the time is up, until the host"
         " scores the lists (games.paper).",
     )
     # The ready check (games.ready): the round is solved and waits for its players from
     # ``ready_since`` until nobody online is waited for, or the host starts it anyway.
-    ready_check = models.BooleanField(default=False)
+    ready_check = models.BooleanField(default=False, db_default=False)
     ready_since = models.DateTimeField(null=True, blank=True)
     ready_players = models.JSONField(
-        default=list, blank=True, help_text="Ids of the players who said they are ready."
+        default=list,
+        db_default=[],
+        blank=True,
+        help_text="Ids of the players who said they are ready.",
     )
     ready_waiting = models.JSONField(
         default=list,
+        db_default=[],
         blank=True,
         help_text="Ids of the online players last announced as waited for.",
     )

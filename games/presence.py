@@ -123,7 +123,10 @@ async def wait_for_beat(seconds: float) -> None:
     that sockets closing together are handled in one beat)."""
     wakeup = _wakeups.setdefault(asyncio.get_running_loop(), asyncio.Event())
     with contextlib.suppress(TimeoutError):
-        await asyncio.wait_for(wakeup.wait(), seconds)
+        # Not wait_for: Python 3.11's drops a cancel that comes with the wake-up (a process
+        # stopping as its sockets close: games.draining), and the beat would run on.
+        async with asyncio.timeout(seconds):
+            await wakeup.wait()
         await asyncio.sleep(CLOSE_BATCH_SECONDS)
     wakeup.clear()
 

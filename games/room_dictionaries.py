@@ -63,6 +63,12 @@ def word_list_for_version(version: DictionaryVersion) -> WordList:
     return word_list
 
 
+def default_word_list() -> WordList:
+    """The default dictionary's current word list, loaded (a web process's readiness,
+    ``web.health``: rooms are created with it)."""
+    return word_list_for_version(current_version(default_dictionary()))
+
+
 def word_list_for_round(round_) -> WordList:
     """The word list a round is judged, solved and scored with: the version it started with
     (rounds from before versions existed use their dictionary's current version)."""

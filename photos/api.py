@@ -15,7 +15,6 @@ import math
 import threading
 import warnings
 from collections.abc import Awaitable, Callable
-from datetime import timedelta
 from typing import Any, BinaryIO, cast
 
 from django.conf import settings
@@ -43,7 +42,7 @@ from photos.exceptions import (
     PhotoTooLarge,
     UnsupportedImage,
 )
-from photos.models import BoardPhoto
+from photos.models import PENDING_FOR_AT_MOST, BoardPhoto
 from vision.errors import ImageTooLargeError, NotAnImageError
 from vision.loading import (
     MAX_PIXELS,
@@ -70,8 +69,6 @@ MAX_UPLOAD_BYTES = 15_000_000
 MAX_PENDING_PER_ROOM = 3
 MAX_PENDING_PER_ADDRESS = 2
 MAX_PENDING_TOTAL = 4
-# A photo waiting longer than this was lost (a worker died): it stops counting.
-PENDING_FOR_AT_MOST = timedelta(minutes=5)
 # Photos kept per room, newest first; older ones (and their files) are deleted on upload.
 KEEP_PER_ROOM = 3
 EXTENSIONS = {"JPEG": "jpg", "PNG": "png", "WEBP": "webp"}
@@ -508,6 +505,7 @@ def read_again_inside(
             photo.failure, photo.corners, photo.side, photo.used_at = None, corners, size, None
             photo.width, photo.height, photo.reader_progress = width, height, None
             photo.queued_at, photo.client_address = timezone.now(), address
+            photo.read_attempts = 0  # a new reading, with attempts of its own
             photo.save()
             photo_id = photo.pk
             transaction.on_commit(lambda: enqueue_read(photo_id))

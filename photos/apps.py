@@ -10,10 +10,12 @@ class PhotosConfig(AppConfig):
         from games import signals
         from games.models import Room
         from games.state import add_state_part
-        from photos import retention
+        from photos import retention, stuck
         from photos.api import MAX_UPLOAD_BYTES, photo_state
         from photos.boards import on_next_board_set
+        from photos.metrics import PhotosCollector
         from web.body_limit import allow_upload
+        from web.metrics import add_collector
 
         allow_upload(r"/api/rooms/[^/]+/photos", MAX_UPLOAD_BYTES, staff_only=False)
         # The Solve page's: anyone may send one (photos.solo_api bounds them per address).
@@ -21,3 +23,6 @@ class PhotosConfig(AppConfig):
         add_state_part(photo_state)
         signals.next_board_set.connect(on_next_board_set, sender=Room, dispatch_uid="photos")
         signals.housekeeping.connect(retention.on_housekeeping, dispatch_uid="photos")
+        add_collector(PhotosCollector())  # /metrics: photos read (also by the workers)
+        # Hourly where no beat runs the sweep (the embedded default).
+        signals.housekeeping.connect(stuck.on_housekeeping, dispatch_uid="photos.stuck")

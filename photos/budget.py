@@ -37,7 +37,7 @@ from django.conf import settings
 from django.utils.translation import gettext, gettext_lazy
 
 from photos.exceptions import StorageFull
-from web import limits_redis, throttle
+from web import limits_redis, metrics, throttle
 
 if TYPE_CHECKING:
     from django_stubs_ext import StrOrPromise
@@ -102,6 +102,7 @@ def _megabytes(size: int) -> str:
 
 
 def _refusal(over: _Over) -> throttle.Throttled:
+    metrics.limit_hit(over.budget.name)
     refusal = str(over.budget.message) % {
         "used": _megabytes(over.used),
         "limit": _megabytes(over.budget.limit()),

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import uuid
+from datetime import timedelta
 
 from django.db import models
 from django.db.models.signals import post_delete
@@ -11,6 +12,10 @@ from django.dispatch import receiver
 from django.utils import timezone
 
 from games.models import Player, Room
+
+# A photo waiting longer than this to be read was lost (a worker died): it stops counting
+# against the pending limits (photos.api), and the sweep fails it (photos.stuck).
+PENDING_FOR_AT_MOST = timedelta(minutes=5)
 
 # Photos are stored under this folder of the media storage, one folder per room, and the
 # Solve page's in one of their own (no room code has an underscore).
@@ -42,8 +47,9 @@ class BoardPhoto(models.Model):
         help_text="Empty for a photo of the Solve page, read for whoever holds its key.",
     )
     # The Solve page's photos: a SHA-256 of the key its uploader got (``photos.solo_api``),
-    # never the key itself; empty for a room's photo.
-    key_hash = models.CharField(max_length=64, blank=True)
+    # never the key itself; empty for a room's photo. A database default too: releases before it
+    # insert photos without it (docs/operations.md, "Upgrading").
+    key_hash = models.CharField(max_length=64, blank=True, default="", db_default="")
     uploaded_by = models.ForeignKey(
         Player, on_delete=models.SET_NULL, null=True, blank=True, related_name="photos"
     )
@@ -73,6 +79,12 @@ class BoardPhoto(models.Model):
     # How much of the reader's load was done (0-99) while this photo waited for it; null
     # when it did not wait, or the reader is ready.
     reader_progress = models.PositiveSmallIntegerField(null=True, blank=True)
+    # When the latest attempt at reading it started, and how many attempts the latest
+    # reading has taken: a worker that died mid-read gives the photo back to the queue, at
+    # most MAX_READ_ATTEMPTS times (photos.reading); a reading past its time limit is failed
+    # (photos.stuck). A database default: releases before it insert photos without it.
+    reading_started_at = models.DateTimeField(null=True, blank=True)
+    read_attempts = models.PositiveSmallIntegerField(default=0, db_default=0)
     # When the host set a board after this photo was read (photos.boards): used, it leaves
     # the room's state.
     used_at = models.DateTimeField(null=True, blank=True)

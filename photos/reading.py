@@ -5,6 +5,12 @@ process that reads photos starts (``preload_reader``), else on first use; web pr
 only accept uploads never load it. A photo that comes while the reader loads waits for the
 load only (the warm-up that follows a preload goes behind it), and the room hears how far
 the load is (``board.reading`` with ``reader_progress``).
+
+A reading survives the death of the process reading it: its task goes back to the queue
+(``photos.tasks``) and the next attempt reads the photo again, one attempt at a time (on
+PostgreSQL an advisory lock that dies with its process: ``_reading_lock``), at most
+``MAX_READ_ATTEMPTS`` times; a reading that outlives ``READ_HARD_LIMIT_SECONDS`` is failed
+by ``photos.stuck``. The room hears one outcome, ``board.read`` or ``board.unreadable``.
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import ctypes.util
+import gc
 import importlib
 import logging
 import math
@@ -22,11 +29,14 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
-from django.db import transaction
+from django.db import DatabaseError, connection, transaction
+from django.utils import timezone
 
 from games import events
 from games.models import Room
+from photos import metrics as photo_metrics
 from photos.models import BoardPhoto
 from vision.confidence import DOUBTFUL_BELOW
 from vision.errors import (
@@ -44,8 +54,24 @@ from vision.errors import (
     VisionError,
 )
 from vision.memory import SetMemory
+from web import health
 
 logger = logging.getLogger(__name__)
+
+# How long one attempt at reading a photo may take in a worker (seconds; photos.tasks): at
+# the soft limit the room hears board.unreadable, at the hard one the worker kills the
+# process. A reading takes 0.1 to 2 s, the reader's load 2.5 s of CPU (longer on a busy
+# machine); the room's page gives up waiting after 120 s (static/js/room/photo.js).
+READ_SOFT_LIMIT_SECONDS = 60
+READ_HARD_LIMIT_SECONDS = 75
+# Attempts at one reading: a worker that died mid-read gives the photo back to the queue,
+# and the next attempt reads it again; the photo of a reading that already took this many
+# is failed instead of read, as it may be what kills the workers (memory, a crash).
+MAX_READ_ATTEMPTS = 2
+# The PostgreSQL advisory locks of photo readings: (this number, the photo's id).
+READING_LOCK_SPACE = 0x50484F54  # "PHOT"
+# What the room hears of a reading that failed for no fault of the photo's that we know of.
+FAILED_MESSAGE = "the photo could not be read; please try another"
 
 # Readings run at a lower CPU priority than the rest of the process (the TensorFlow threads
 # they start inherit it): in a web process, answering players' words comes first.
@@ -212,10 +238,30 @@ def _load_reader() -> Any:
     return reader
 
 
+def import_reader_libraries() -> None:
+    """Import TensorFlow (under Keras) and the reader's code, without loading the models:
+    in a Celery worker's main process before it forks its pool, so that the children share
+    these pages instead of each importing its own (some 150 MB less per child, and a load
+    of 1.2 s instead of 4). The models must load in each child: TensorFlow's threads do
+    not survive a fork, and a reader loaded before it hangs on its first photo."""
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    importlib.import_module("keras")
+    importlib.import_module("vision.recognize")
+    # Out of the collector's sight: a child's collection would otherwise write to every
+    # object it walks, and copy the pages it meant to share (Python's gc.freeze advice).
+    gc.freeze()
+    release_free_memory()
+
+
 def reader_progress() -> int | None:
     """None when this process's reader is loaded; else how much of its load is done (0-99,
     0 when it has not started: the next reading loads it)."""
     return None if _reader is not None else _load_progress.percent()
+
+
+def _reader_loaded() -> None:
+    if _reader is None:
+        raise health.NotReady("loading")
 
 
 def preload_reader(on_ready: Callable[[], None] | None = None) -> None:
@@ -226,6 +272,7 @@ def preload_reader(on_ready: Callable[[], None] | None = None) -> None:
     is logged: photos then load the reader on first use."""
     if not getattr(settings, "PHOTOS_PRELOAD_READER", True):
         return
+    health.add_check("reader", _reader_loaded)  # /readyz: ready once loaded
 
     def load() -> None:
         try:
@@ -272,16 +319,74 @@ def do_read_photo(photo_id: int) -> bool:
         return _read_photo(photo_id)
 
 
+@contextlib.contextmanager
+def _reading_lock(photo_id: int):
+    """Yields whether this process may read the photo now: on PostgreSQL, whether it got
+    the photo's advisory lock (held until the block ends, or released by the server when
+    the process dies with its connection); elsewhere (SQLite: no workers, no redelivery)
+    always."""
+    if connection.vendor != "postgresql":
+        yield True
+        return
+    key = (READING_LOCK_SPACE, photo_id % 2**31)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_lock(%s, %s)", key)
+        locked = bool(cursor.fetchone()[0])
+    try:
+        yield locked
+    finally:
+        if locked:
+            # A connection lost meanwhile took the lock with it.
+            with contextlib.suppress(DatabaseError), connection.cursor() as cursor:
+                cursor.execute("SELECT pg_advisory_unlock(%s, %s)", key)
+
+
 def _read_photo(photo_id: int) -> bool:
+    with _reading_lock(photo_id) as ours:
+        if not ours:  # another process reads it now (a task delivered twice)
+            return False
+        photo = _start_attempt(photo_id)
+        if photo is None:
+            return False
+        return _read_started(photo)
+
+
+def _start_attempt(photo_id: int) -> BoardPhoto | None:
+    """Mark the photo as being read (the room hears ``board.reading``) and count the
+    attempt; None if it is gone, done, or failed here for its attempts."""
     with transaction.atomic():
         photo = _locked_photo(photo_id)
         if photo is None or photo.status in (BoardPhoto.Status.READ, BoardPhoto.Status.FAILED):
-            return False
-        photo.status, photo.reader_progress = BoardPhoto.Status.READING, reader_progress()
-        photo.save(update_fields=["status", "reader_progress"])
-        _tell_room(
-            photo, "board.reading", {"photo_id": photo.pk, "reader_progress": photo.reader_progress}
-        )
+            return None
+        # Still "reading": an attempt died with its worker (no one holds the lock).
+        photo.read_attempts += 1
+        given_up = photo.read_attempts > MAX_READ_ATTEMPTS
+        if given_up:
+            logger.error(
+                "board photo %s: %s attempts at reading it died; failing it",
+                photo_id,
+                MAX_READ_ATTEMPTS,
+            )
+            _store_outcome(photo, error=FAILED_MESSAGE, failure={"code": "failed"})
+        else:
+            photo.status, photo.reader_progress = BoardPhoto.Status.READING, reader_progress()
+            photo.reading_started_at = timezone.now()
+            photo.save(
+                update_fields=["status", "reader_progress", "reading_started_at", "read_attempts"]
+            )
+            _tell_room(
+                photo,
+                "board.reading",
+                {"photo_id": photo.pk, "reader_progress": photo.reader_progress},
+            )
+    if given_up:
+        photo_metrics.reading_finished(photo)  # as _finish counts an outcome
+        return None
+    return photo
+
+
+def _read_started(photo: BoardPhoto) -> bool:
+    photo_id = photo.pk
     room = photo.room
     try:
         with photo.image.open("rb") as handle:
@@ -298,6 +403,11 @@ def _read_photo(photo_id: int) -> bool:
         )
     except VisionError as error:
         return _finish(photo_id, error=_user_message(error), failure=failure_details(error))
+    except SoftTimeLimitExceeded:
+        logger.error(
+            "board photo %s: not read within %s s; failing it", photo_id, READ_SOFT_LIMIT_SECONDS
+        )
+        return _finish(photo_id, error=FAILED_MESSAGE, failure={"code": "failed"})
     except OSError:
         logger.exception("board photo %s: the stored file cannot be read", photo_id)
         return _finish(
@@ -307,11 +417,7 @@ def _read_photo(photo_id: int) -> bool:
         )
     except Exception:  # a bug in reading must still answer the room
         logger.exception("board photo %s could not be read", photo_id)
-        return _finish(
-            photo_id,
-            error="the photo could not be read; please try another",
-            failure={"code": "failed"},
-        )
+        return _finish(photo_id, error=FAILED_MESSAGE, failure={"code": "failed"})
     return _finish(photo_id, result=result)
 
 
@@ -433,26 +539,52 @@ def _locked_photo(photo_id: int) -> BoardPhoto | None:
     )
 
 
+def _being_read(photo: BoardPhoto) -> bool:
+    return photo.status == BoardPhoto.Status.READING
+
+
 def _finish(
-    photo_id: int, result: dict | None = None, error: str = "", failure: dict | None = None
+    photo_id: int,
+    result: dict | None = None,
+    error: str = "",
+    failure: dict | None = None,
+    finishing: Callable[[BoardPhoto], bool] = _being_read,
 ) -> bool:
+    """Store the reading's outcome and tell the room, if the photo (its row locked) is
+    still ``finishing``: by default, being read. False if not (deleted meanwhile, or
+    finished by another attempt or ``photos.stuck``): the room hears one outcome."""
     with transaction.atomic():
         photo = _locked_photo(photo_id)
-        if photo is None or photo.status != BoardPhoto.Status.READING:
-            return False  # deleted meanwhile, or another worker finished it
-        photo.reader_progress = None
-        if result is not None:
-            photo.status, photo.result = BoardPhoto.Status.READ, result
-            photo.save(update_fields=["status", "result", "reader_progress"])
-            _tell_room(photo, "board.read", {"photo_id": photo.pk, **result})
-        else:
-            failure = failure or {"code": "unreadable"}
-            photo.status, photo.error, photo.failure = BoardPhoto.Status.FAILED, error, failure
-            photo.save(update_fields=["status", "error", "failure", "reader_progress"])
-            _tell_room(
-                photo, "board.unreadable", {"photo_id": photo.pk, "message": error, **failure}
-            )
+        if photo is None or not finishing(photo):
+            return False
+        _store_outcome(photo, result, error, failure)
+    photo_metrics.reading_finished(photo)  # /metrics: outcome and time, from any process
     return True
+
+
+def fail_reading(photo_id: int, still_stuck: Callable[[BoardPhoto], bool]) -> bool:
+    """Fail the photo's reading as an unreadable photo is failed (``board.unreadable``,
+    code ``failed``: the room may try again) if ``still_stuck`` says so of its locked row;
+    False when it does not (read or failed meanwhile, or an attempt started again)."""
+    return _finish(
+        photo_id, error=FAILED_MESSAGE, failure={"code": "failed"}, finishing=still_stuck
+    )
+
+
+def _store_outcome(
+    photo: BoardPhoto, result: dict | None = None, error: str = "", failure: dict | None = None
+) -> None:
+    """Save the reading's outcome on the locked row and tell the room (after commit)."""
+    photo.reader_progress = None
+    if result is not None:
+        photo.status, photo.result = BoardPhoto.Status.READ, result
+        photo.save(update_fields=["status", "result", "reader_progress", "read_attempts"])
+        _tell_room(photo, "board.read", {"photo_id": photo.pk, **result})
+    else:
+        failure = failure or {"code": "unreadable"}
+        photo.status, photo.error, photo.failure = BoardPhoto.Status.FAILED, error, failure
+        photo.save(update_fields=["status", "error", "failure", "reader_progress", "read_attempts"])
+        _tell_room(photo, "board.unreadable", {"photo_id": photo.pk, "message": error, **failure})
 
 
 def _tell_room(photo: BoardPhoto, event: str, payload: dict[str, Any]) -> None:

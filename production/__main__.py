@@ -3,9 +3,11 @@
 python -m production start [--daphnes N] [--workers N] [--port P] [--bind ADDRESS]
     what ``bin/start --production`` runs: PostgreSQL and Redis started if down
     (bin/services), an environment file for this machine (var/production/boggle.env,
-    from deploy/boggle.env.example, kept and reused), the database set up, then nginx
-    on PORT in front of N Daphnes on 127.0.0.1, the Celery workers and one beat under
-    supervisord; Ctrl-C stops them all.
+    from deploy/boggle.env.example, kept and reused), the database set up (its own role
+    and password), then nginx on PORT in front of N Daphnes on 127.0.0.1, the Celery
+    workers, one beat and the stack's own Redis (a password, on 127.0.0.1:8100) under
+    supervisord; Ctrl-C stops them all. Started as root, everything but nginx runs as
+    the system user boggle (created if missing).
 python -m production nginx --daphnes 3 --listen 80 --server-name boggle.example.org
     prints deploy/nginx/boggle.conf filled in, for /etc/nginx/sites-available/.
 """
@@ -19,20 +21,26 @@ import shutil
 import socket
 import subprocess
 import sys
+import urllib.parse
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
-from production import envfile, render
+from production import envfile, local_services, render, site_user
+from production.local_services import PrivateRedis
 from production.render import REPO, Site
+from production.site_user import Account
 from web import network, start_banner
 
 DEFAULT_RUN_DIR = REPO / "var" / "production"
-# The database and Redis keys of bin/start --production on this machine's own services,
-# named apart from anything else they hold (they may be shared).
+# The database (and its role) of bin/start --production on this machine's PostgreSQL, and
+# its Redis keys, named apart from anything else there.
 LOCAL_DATABASE = "boggle_site"
-LOCAL_DATABASE_SERVER = "postgresql://postgres@127.0.0.1:5432"
-LOCAL_REDIS = "redis://127.0.0.1:6379/0"
 LOCAL_REDIS_PREFIX = "boggle_site:"
+# What older versions wrote: the machine's shared Redis, without a password.
+SHARED_REDIS = "redis://127.0.0.1:6379/0"
+SHARED_REDIS_PORT = 6379
+# The stack's own Redis: next to the Daphnes' ports (8101 and up).
+DEFAULT_REDIS_PORT = 8100
 NGINX_CANDIDATES = ("nginx", "/usr/sbin/nginx")
 
 
@@ -62,7 +70,9 @@ def public_host(bind: str) -> str:
     return os.environ.get("BOGGLE_LAN_HOST") or network.best_lan_address() or "127.0.0.1"
 
 
-def local_values(bind: str, port: int, secret_key: str) -> dict[str, str]:
+def local_values(
+    bind: str, port: int, secret_key: str, database_url: str, redis_url: str
+) -> dict[str, str]:
     """This machine's environment: its own services, plain HTTP on the Wi-Fi through nginx
     (the only trusted proxy), links to the address phones can open."""
     host = public_host(bind)
@@ -76,8 +86,8 @@ def local_values(bind: str, port: int, secret_key: str) -> dict[str, str]:
         "BOGGLE_TRUSTED_PROXIES": "127.0.0.1/32",
         "BOGGLE_PROXY_SSL_HEADER": "0",
         "BOGGLE_HTTPS": "0",
-        "DATABASE_URL": f"{LOCAL_DATABASE_SERVER}/{LOCAL_DATABASE}",
-        "REDIS_URL": LOCAL_REDIS,
+        "DATABASE_URL": database_url,
+        "REDIS_URL": redis_url,
         "BOGGLE_REDIS_PREFIX": LOCAL_REDIS_PREFIX,
         "BOGGLE_DICTIONARY_DIR": str(REPO / "var" / "dictionaries"),
         "BOGGLE_MEDIA_DIR": str(REPO / "var" / "media"),
@@ -89,18 +99,65 @@ def local_values(bind: str, port: int, secret_key: str) -> dict[str, str]:
 FOLLOWS_THE_NETWORK = ("BOGGLE_PUBLIC_URL", "DJANGO_ALLOWED_HOSTS", "DJANGO_CSRF_TRUSTED_ORIGINS")
 
 
-def local_env_file(run_dir: Path, bind: str, port: int) -> Path:
+def own_services(
+    current: dict[str, str], database: str, redis_port: int
+) -> tuple[str | None, str | None]:
+    """DATABASE_URL and REDIS_URL for the stack's own role and Redis: kept (the Redis on
+    ``redis_port``), or new with new passwords where an older version's file had the
+    superuser and the shared Redis; None where the operator chose their own."""
+    database_url = current.get("DATABASE_URL", "")
+    if database_url == local_services.superuser_database_url(database):
+        database_url = local_services.database_url(database, local_services.new_password())
+    elif local_services.role_password(database_url, database) is None:
+        database_url = ""
+    redis_url = current.get("REDIS_URL", "")
+    password = local_services.private_redis_password(redis_url)
+    if redis_url == SHARED_REDIS:
+        password = local_services.new_password()
+    elif urllib.parse.urlsplit(redis_url).port == SHARED_REDIS_PORT:
+        password = None  # the machine's own Redis with the operator's password
+    redis_url = local_services.redis_url(redis_port, password) if password else ""
+    return database_url or None, redis_url or None
+
+
+def local_env_file(
+    run_dir: Path,
+    bind: str,
+    port: int,
+    account: Account | None = None,
+    database: str = LOCAL_DATABASE,
+    redis_port: int = DEFAULT_REDIS_PORT,
+) -> Path:
     """var/production/boggle.env: written from the template on the first start, then kept
-    (edit it freely) except for the keys that follow the network."""
+    (edit it freely) except for the keys that follow the network, and the stack's own
+    database and Redis (an older version's superuser and shared Redis are replaced by a
+    role and a Redis with passwords). 0640 root:boggle as root, else 0600."""
     path = run_dir / "boggle.env"
     if path.exists():
         current = path.read_text(encoding="utf-8")
-        values = local_values(bind, port, envfile.parse(current).get("DJANGO_SECRET_KEY", ""))
-        updated = envfile.with_values(current, {key: values[key] for key in FOLLOWS_THE_NETWORK})
+        parsed = envfile.parse(current)
+        database_url, redis_url = own_services(parsed, database, redis_port)
+        values = local_values(
+            bind, port, parsed.get("DJANGO_SECRET_KEY", ""), database_url or "", redis_url or ""
+        )
+        follows = [*FOLLOWS_THE_NETWORK]
+        follows += ["DATABASE_URL"] if database_url else []
+        follows += ["REDIS_URL"] if redis_url else []
+        if database_url and database_url != parsed.get("DATABASE_URL"):
+            print(f"{path}: DATABASE_URL connects as the role {database}, not the superuser")
+        if redis_url and not parsed.get("REDIS_URL", "").startswith("redis://:"):
+            print(f"{path}: REDIS_URL names the stack's own Redis, with a password")
+        updated = envfile.with_values(current, {key: values[key] for key in follows})
     else:
         key_file = REPO / "var" / "secret_key"
         secret = key_file.read_text().strip() if key_file.exists() else ""
-        values = local_values(bind, port, secret or secrets.token_urlsafe(50))
+        values = local_values(
+            bind,
+            port,
+            secret or secrets.token_urlsafe(50),
+            local_services.database_url(database, local_services.new_password()),
+            local_services.redis_url(redis_port, local_services.new_password()),
+        )
         template = render.ENV_TEMPLATE.read_text(encoding="utf-8")
         header = (
             "# Written by bin/start --production for this machine from deploy/boggle.env.example.\n"
@@ -109,40 +166,100 @@ def local_env_file(run_dir: Path, bind: str, port: int) -> Path:
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as file:
         file.write(updated)
+    site_user.private_file(path, account)
     return path
 
 
-def ensure_local_database(values: dict[str, str]) -> None:
-    """Create bin/start --production's own database on this machine's PostgreSQL."""
-    if values.get("DATABASE_URL") != f"{LOCAL_DATABASE_SERVER}/{LOCAL_DATABASE}":
-        return  # the operator's database: theirs to create
+def ensure_local_database(values: dict[str, str], database: str) -> None:
+    """bin/start --production's own database and role on this machine's PostgreSQL, when
+    the environment connects as that role (else the operator's: theirs to create)."""
+    password = local_services.role_password(values.get("DATABASE_URL", ""), database)
+    if password is None:
+        return
     import psycopg
-    from psycopg import sql
 
-    with psycopg.connect(f"{LOCAL_DATABASE_SERVER}/postgres", autocommit=True) as connection:
-        exists = connection.execute(
-            "select 1 from pg_database where datname = %s", [LOCAL_DATABASE]
-        ).fetchone()
-        if exists is None:
-            connection.execute(sql.SQL("create database {}").format(sql.Identifier(LOCAL_DATABASE)))
-            print(f"PostgreSQL database {LOCAL_DATABASE} created")
+    try:
+        local_services.ensure_database(database, password)
+    except psycopg.Error as error:
+        fail(f"could not set up the database {database} as postgres@127.0.0.1: {error}")
 
 
-def set_up(values: dict[str, str]) -> None:
-    """What README's "Set up or upgrade" lists, with the stack's environment."""
+def private_redis(
+    values: dict[str, str], run_dir: Path, state: Path, account: Account | None
+) -> PrivateRedis | None:
+    """The stack's own Redis when the environment names it (bin/start's own file), its
+    configuration written (it holds the password: private like the environment file)."""
+    url = values.get("REDIS_URL", "")
+    password = local_services.private_redis_password(url)
+    port = urllib.parse.urlsplit(url).port
+    if password is None or port is None or port == SHARED_REDIS_PORT:
+        return None
+    redis = PrivateRedis(port, password, run_dir / "redis.conf", state / "redis")
+    redis.data_dir.mkdir(mode=0o750, exist_ok=True)
+    if account is not None:
+        os.chown(redis.data_dir, account.uid, account.gid)
+    fd = os.open(redis.conf, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as file:
+        file.write(redis.config())
+    site_user.private_file(redis.conf, account)
+    return redis
+
+
+def site_folders(values: dict[str, str]) -> list[Path]:
+    """Where the site's processes write (the environment's folders, as settings reads them)."""
+    defaults = {
+        "BOGGLE_MEDIA_DIR": REPO / "var" / "media",
+        "BOGGLE_DICTIONARY_DIR": REPO / "var" / "dictionaries",
+        "BOGGLE_DEFINITIONS_DIR": REPO / "var" / "definitions",
+    }
+    return [Path(values.get(key) or default) for key, default in defaults.items()]
+
+
+def prepare_site_user(
+    account: Account, run_dir: Path, state: Path, values: dict[str, str], readable: list[Path]
+) -> None:
+    """As root: the checkout shared with the site's user, the folders it writes in its own,
+    then checked as it (a clear failure now rather than processes failing one by one)."""
+    site_user.share_checkout(account)
+    writable = [state, *site_folders(values)]
+    for folder in writable:
+        ours = folder.is_relative_to(REPO / "var") or folder.is_relative_to(run_dir)
+        site_user.hand_over(folder, account, ours=ours)
+    try:
+        site_user.check(account, readable, writable)
+    except site_user.SiteUserError as error:
+        fail(str(error))
+
+
+def set_up(values: dict[str, str], account: Account | None, home: Path) -> None:
+    """What README's "Set up or upgrade" lists, with the stack's environment. As root, what
+    writes the site's data (dictionaries, the database, definitions) runs as the site's
+    user; what writes into the checkout (translations, static files) stays root's, so the
+    site's processes cannot change the code or the pages they serve."""
     env = {**os.environ, **values}
+    as_operator: dict[str, Any] = {"env": env}
+    as_site = as_operator
+    if account is not None:
+        names = {"HOME": str(home), "USER": account.name, "LOGNAME": account.name}
+        as_site = {
+            "env": env | names,
+            "user": account.uid,
+            "group": account.gid,
+            "extra_groups": [],
+        }
     python = sys.executable
     steps = [
-        [python, "-m", "solver", "build"],
-        [python, "manage.py", "migrate", "--noinput"],
-        [python, "-m", "web.compile_messages"],
-        [python, "manage.py", "collectstatic", "--noinput", "--verbosity", "0"],
+        ([python, "-m", "solver", "build"], as_site),
+        ([python, "manage.py", "migrate", "--noinput"], as_site),
+        ([python, "-m", "web.compile_messages"], as_operator),
+        ([python, "manage.py", "collectstatic", "--noinput", "--verbosity", "0"], as_operator),
     ]
-    for step in steps:
-        if subprocess.run(step, cwd=REPO, env=env, check=False).returncode != 0:
+    for step, options in steps:
+        if subprocess.run(step, cwd=REPO, check=False, **options).returncode != 0:
             fail(f"{' '.join(step[1:])} failed (output above)")
     # Word meanings need Debian packages (README, "Definitions"): the site runs without.
-    if subprocess.run([python, "-m", "meanings", "build"], cwd=REPO, env=env).returncode:
+    meanings = [python, "-m", "meanings", "build"]
+    if subprocess.run(meanings, cwd=REPO, check=False, **as_site).returncode:
         print("definitions not built; the results link to Wiktionary only", file=sys.stderr)
 
 
@@ -154,13 +271,20 @@ def nginx_binary() -> str:
     fail("nginx is not installed (Debian: apt-get install nginx; bin/start does it as root)")
 
 
-def write_configuration(args: argparse.Namespace, run_dir: Path, env_file: Path) -> Path:
+def write_configuration(
+    args: argparse.Namespace,
+    run_dir: Path,
+    env_file: Path,
+    state: Path,
+    account: Account | None,
+    redis: PrivateRedis | None,
+) -> Path:
     """The nginx site and its nginx.conf, and supervisord.conf, in ``run_dir``; nginx has
     checked its own. Returns supervisord.conf."""
     nginx = nginx_binary()
     ports = daphne_ports(args.daphne_port, args.daphnes)
     site_file = run_dir / "boggle-nginx.conf"
-    access_log = str(run_dir / "logs" / "nginx-access.log")
+    access_log = render.STACK_ACCESS_LOG  # to logs/nginx.log, which supervisord rotates
     site = Site(listen=listen_address(args), daphne_ports=ports, access_log=access_log)
     site_file.write_text(render.nginx_site(site))
     main_file = run_dir / "nginx.conf"
@@ -171,9 +295,14 @@ def write_configuration(args: argparse.Namespace, run_dir: Path, env_file: Path)
     if checked.returncode != 0:
         fail(f"nginx refused its configuration:\n{checked.stderr}")
     conf = run_dir / "supervisord.conf"
-    schedule = run_dir / "celerybeat-schedule"
-    programs = render.stack_programs(env_file, ports, args.workers, nginx_command, schedule)
-    conf.write_text(render.supervisord(programs, run_dir))
+    schedule = state / "celerybeat-schedule"
+    user = account.name if account is not None else None
+    redis_command = redis.command() if redis is not None else None
+    programs = render.stack_programs(
+        env_file, ports, args.workers, nginx_command, schedule, user, redis_command
+    )
+    home = state if account is not None else None
+    conf.write_text(render.supervisord(programs, run_dir, home))
     return conf
 
 
@@ -212,22 +341,58 @@ def start(args: argparse.Namespace) -> None:
             fail(f"port {port} on {host} is in use (see --port and --daphne-port)")
     if subprocess.run([str(REPO / "bin" / "services")], check=False).returncode != 0:
         fail("PostgreSQL or Redis is not reachable on 127.0.0.1 (bin/services said why)")
-    env_file = args.env_file or local_env_file(run_dir, args.bind, args.port)
+    account = None
+    if site_user.as_root():
+        try:
+            account = site_user.ensure()
+        except site_user.SiteUserError as error:
+            fail(str(error))
+    # What the site's processes keep: beat's schedule, their Redis's data, their HOME.
+    state = run_dir / "state"
+    state.mkdir(mode=0o750, exist_ok=True)
+    env_file = args.env_file or local_env_file(
+        run_dir, args.bind, args.port, account, args.database, args.redis_port
+    )
     try:
         values = envfile.read(env_file)
     except (OSError, envfile.EnvFileError) as error:
         fail(str(error))
-    ensure_local_database(values)
-    set_up(values)
-    conf = write_configuration(args, run_dir, env_file)
+    # The stack's own Redis is bin/start's environment's only: an operator's file is used as it is.
+    redis = private_redis(values, run_dir, state, account) if args.env_file is None else None
+    if redis is not None:
+        if port_taken(local_services.REDIS_HOST, redis.port):
+            fail(f"port {redis.port} on 127.0.0.1, the stack's Redis's, is in use (--redis-port)")
+        try:
+            redis.command()
+        except FileNotFoundError as error:
+            fail(str(error))
+    ensure_local_database(values, args.database)
+    if account is not None:
+        readable = [env_file, *([redis.conf] if redis is not None else [])]
+        prepare_site_user(account, run_dir, state, values, readable)
+    if redis is None:
+        set_up(values, account, state)
+    else:
+        uid, gid = (account.uid, account.gid) if account is not None else (None, None)
+        try:
+            with local_services.RunningRedis(redis, uid, gid):
+                set_up(values, account, state)
+        except RuntimeError as error:
+            fail(str(error))
+    if account is not None:
+        site_user.share_checkout(account)  # the translations and static files just made
+    conf = write_configuration(args, run_dir, env_file, state, account, redis)
 
     print_banner(args, values)
+    own_redis = f", its own Redis on 127.0.0.1:{redis.port}" if redis is not None else ""
+    as_user = f", all but nginx as the user {account.name}" if account is not None else ""
+    stay_up = "this machine's PostgreSQL " + ("and Redis stay up" if redis is None else "stays up")
     print(
         f"Production stack: nginx on {listen_address(args)} in front of {args.daphnes}"
         f" Daphne(s) on 127.0.0.1:{ports[0]}-{ports[-1]}, {args.workers} Celery worker(s)"
-        f" and beat, under supervisord.\nEnvironment: {env_file}\nLogs: {run_dir / 'logs'}/"
-        f"\nStatus: supervisorctl -c {conf} status\nCtrl-C stops them all (PostgreSQL and"
-        " Redis, this machine's services, stay up).\n",
+        f" and beat{own_redis}, under supervisord{as_user}.\nEnvironment: {env_file}"
+        f"\nLogs: {run_dir / 'logs'}/\nStatus: supervisorctl -c {conf} status\nCtrl-C stops"
+        f" them all ({stay_up}).\n",
         flush=True,
     )
     supervisord = str(Path(sys.executable).parent / "supervisord")
@@ -263,6 +428,17 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     run.add_argument("--bind", default="0.0.0.0", help="nginx's address (default: all)")
     run.add_argument("--daphne-port", type=int, default=8101, help="first Daphne's port")
     run.add_argument("--env-file", type=Path, help="use this environment file as it is")
+    run.add_argument(
+        "--redis-port",
+        type=int,
+        default=DEFAULT_REDIS_PORT,
+        help=f"the stack's own Redis, on 127.0.0.1 (default {DEFAULT_REDIS_PORT})",
+    )
+    run.add_argument(
+        "--database",
+        default=LOCAL_DATABASE,
+        help=f"its own database and role on this machine's PostgreSQL (default {LOCAL_DATABASE})",
+    )
     run.add_argument(
         "--run-dir",
         type=Path,

@@ -25,8 +25,13 @@ FIELD = re.compile(r"\$\{([A-Z_]+)\}")
 REQUESTS_PER_SECOND = 50
 REQUEST_BURST = 500
 CONNECTIONS_PER_ADDRESS = 200
-# A Daphne that refused a connection stays out of the rotation this long.
-FAIL_TIMEOUT_SECONDS = 5
+# After a reload, nginx's old workers close the sockets they still hold and exit after
+# this long (the pages reconnect at once); deploy/nginx/boggle-main.conf says the same.
+WORKER_SHUTDOWN_SECONDS = 30
+# bin/start --production: nginx's access lines go to its stdout, which supervisord writes
+# to logs/nginx.log and rotates (stdout_logfile_maxbytes); a file of nginx's own would grow
+# for ever (operators' /var/log/nginx/*.log are rotated by Debian's logrotate.d/nginx).
+STACK_ACCESS_LOG = "/dev/stdout"
 
 
 @dataclass(frozen=True)
@@ -55,9 +60,10 @@ def fill(template: str, values: dict[str, str]) -> str:
 def nginx_site(site: Site) -> str:
     if not site.daphne_ports:
         raise ValueError("at least one Daphne")
+    # Never marked failed: a refused connection moves the request on, nothing more
+    # (deploy/nginx/boggle.conf says why).
     servers = "\n".join(
-        f"    server {site.daphne_host}:{port} max_fails=1 fail_timeout={FAIL_TIMEOUT_SECONDS}s;"
-        for port in site.daphne_ports
+        f"    server {site.daphne_host}:{port} max_fails=0;" for port in site.daphne_ports
     )
     return fill(
         NGINX_TEMPLATE.read_text(encoding="utf-8"),
@@ -74,9 +80,15 @@ def nginx_site(site: Site) -> str:
     )
 
 
-def nginx_main(site_file: Path, run_dir: Path, as_root: bool) -> str:
+def nginx_main(
+    site_file: Path,
+    run_dir: Path,
+    as_root: bool,
+    worker_shutdown_seconds: int = WORKER_SHUTDOWN_SECONDS,
+) -> str:
     """A whole nginx.conf around the site, for nginx run in the foreground by the
-    supervisor, its pid, logs and buffers under ``run_dir``."""
+    supervisor, its pid and buffers under ``run_dir``, its error log on stderr (the
+    supervisor's rotated log, as its access log on stdout: ``STACK_ACCESS_LOG``)."""
     temp = run_dir / "nginx"
     lines = [
         "# Written by bin/start --production (production.render); the site is the include.",
@@ -85,8 +97,9 @@ def nginx_main(site_file: Path, run_dir: Path, as_root: bool) -> str:
         *(["user www-data;"] if as_root else []),
         "worker_processes auto;",
         "daemon off;",
+        f"worker_shutdown_timeout {worker_shutdown_seconds}s;",
         f"pid {run_dir / 'nginx.pid'};",
-        f"error_log {run_dir / 'logs' / 'nginx-error.log'} warn;",
+        "error_log stderr warn;",
         "events { worker_connections 4096; }",
         "http {",
         *(
@@ -99,12 +112,21 @@ def nginx_main(site_file: Path, run_dir: Path, as_root: bool) -> str:
     return "\n".join(lines) + "\n"
 
 
+# A Daphne drains within 10 s (production.serve: 8 s, then its watchdog's 2 s): its
+# supervisor waits longer than that before it kills (as the unit's TimeoutStopSec=15).
+DAPHNE_STOP_SECONDS = 15
+
+
 @dataclass(frozen=True)
 class Program:
     name: str
     command: list[str]
     # Seconds the supervisor waits after a stop signal before it kills.
     stop_seconds: int = 10
+    # The account it runs as (supervisord's user=, which needs root); None: supervisord's.
+    user: str | None = None
+    # supervisord starts lower numbers first: the stack's Redis before what uses it.
+    priority: int = 999
 
 
 def stack_programs(
@@ -113,22 +135,35 @@ def stack_programs(
     workers: int,
     nginx_command: list[str],
     beat_schedule: Path,
+    user: str | None = None,
+    redis_command: list[str] | None = None,
 ) -> list[Program]:
     """Every process of the stack: nginx, the Daphnes, the workers and one beat, each
-    through ``production.run`` (the units' own command) with the environment file."""
+    through ``production.run`` (the units' own command) with the environment file, and
+    the stack's own Redis when it has one. All but nginx (whose master binds the port and
+    whose workers are www-data) run as ``user`` when given."""
     run = [sys.executable, "-m", "production.run", "--env-file", str(env_file)]
+    redis = [Program("redis", redis_command, 30, user, 100)] if redis_command else []
     return [
+        *redis,
         Program("nginx", nginx_command),
-        *(Program(f"daphne-{port}", [*run, "daphne", str(port)]) for port in daphne_ports),
-        *(Program(f"worker-{n}", [*run, "worker", str(n)], 30) for n in range(1, workers + 1)),
-        Program("beat", [*run, "beat", str(beat_schedule)]),
+        *(
+            Program(f"daphne-{port}", [*run, "daphne", str(port)], DAPHNE_STOP_SECONDS, user=user)
+            for port in daphne_ports
+        ),
+        *(
+            Program(f"worker-{n}", [*run, "worker", str(n)], 30, user)
+            for n in range(1, workers + 1)
+        ),
+        Program("beat", [*run, "beat", str(beat_schedule)], user=user),
     ]
 
 
-def supervisord(programs: list[Program], run_dir: Path) -> str:
+def supervisord(programs: list[Program], run_dir: Path, home: Path | None = None) -> str:
     """supervisord.conf: every program restarted when it dies (a killed Daphne comes back
     while its players reconnect to the others), logs in ``run_dir/logs``, and the control
-    socket for ``supervisorctl -c <this file> status``."""
+    socket for ``supervisorctl -c <this file> status``. A program run as another user gets
+    that user's names and ``home`` as HOME (supervisord changes only the ids)."""
     logs = run_dir / "logs"
     sections = [
         "; Written by bin/start --production (production.render). Run it with",
@@ -167,5 +202,14 @@ def supervisord(programs: list[Program], run_dir: Path) -> str:
             f"stdout_logfile={logs / (program.name + '.log')}",
             "stdout_logfile_maxbytes=50MB",
             "stdout_logfile_backups=3",
+            f"priority={program.priority}",
         ]
+        if program.user is not None:
+            names = f'USER="{program.user}",LOGNAME="{program.user}"'
+            sections += [
+                f"user={program.user}",
+                f'environment={names},HOME="{home}"'.replace("%", "%%")
+                if home
+                else f"environment={names}",
+            ]
     return "\n".join(sections) + "\n"

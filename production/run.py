@@ -1,6 +1,7 @@
 """One process of the production stack, the one place its command line is written:
 
-    python -m production.run daphne PORT     a Daphne on 127.0.0.1:PORT
+    python -m production.run daphne PORT     a Daphne on 127.0.0.1:PORT (production.serve:
+                                             ready before it listens, drained on SIGTERM)
     python -m production.run worker NAME     a Celery worker (rounds, photos, clean-ups)
     python -m production.run beat [FILE]     Celery beat: exactly one per site (its
                                              schedule in FILE, default var/celerybeat-schedule)
@@ -32,8 +33,9 @@ def command(role: str, argument: str | None, python: str = sys.executable) -> li
         if argument is None or not argument.isdigit():
             raise ValueError("daphne needs its port: production.run daphne 8001")
         bind = os.environ.get("BOGGLE_DAPHNE_BIND", "127.0.0.1")
-        # No --proxy-headers: the site reads X-Forwarded-* itself, from declared proxies only.
-        return [python, "-m", "daphne", "-b", bind, "-p", argument, "boggle_site.asgi:application"]
+        # Daphne in-process (production.serve): ready before it listens, drained on SIGTERM.
+        # No proxy headers: the site reads X-Forwarded-* itself, from declared proxies only.
+        return [python, "-m", "production.serve", "-b", bind, "-p", argument]
     celery = [python, "-m", "celery", "-A", "boggle_site"]
     if role == "worker":
         name = argument or "1"

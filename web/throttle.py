@@ -44,7 +44,7 @@ from django.conf import settings
 from django.http import HttpRequest
 from django.utils.translation import gettext, gettext_lazy
 
-from web import limits_redis, proxies, shared_buckets, shared_windows
+from web import limits_redis, metrics, proxies, shared_buckets, shared_windows
 from web.errors import RateLimited
 
 if TYPE_CHECKING:
@@ -194,6 +194,7 @@ def _throttled(refusal: StrOrPromise, retry_after: int) -> Throttled:
 
 
 def _refuse(limit: Limit, tokens: float) -> Throttled:
+    metrics.limit_hit(limit.name)
     return _throttled(limit.message, max(1, math.ceil((1 - tokens) / limit.per_second)))
 
 
@@ -245,6 +246,7 @@ def spend(limit: Limit, key: str) -> bool:
         now = clock()
         tokens = _tokens(limit, key, now)
         if tokens < 1:
+            metrics.limit_hit(limit.name)
             return False
         _buckets[(limit.name, key)] = (tokens - 1, now)
         _prune(now)
@@ -279,6 +281,7 @@ def check(limit: Limit, address: str) -> None:
 
 
 def _refuse_window(window: Window, oldest: float, now: float) -> Throttled:
+    metrics.limit_hit(window.name)
     return _throttled(window.message, max(1, math.ceil(oldest + window.seconds - now)))
 
 

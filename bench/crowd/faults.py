@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
+import socket
+import subprocess
 import time
 import uuid
 from collections import Counter
@@ -14,11 +17,13 @@ from typing import Any
 from bench.crowd.fault_record import (
     GHOST_GRACE_SECONDS,
     LEAVE_AFTER_SECONDS,
+    ROLLING_BACK_SECONDS,
+    ROLLING_EXIT_WITHIN,
     WORKER_RESTART_SECONDS,
     FaultRecord,
 )
 from bench.crowd.fault_report import fault_report
-from bench.crowd.figures import log
+from bench.crowd.figures import log, summary
 from bench.crowd.phases import connect_all, set_up_rooms, sleep_until, start_room
 from bench.crowd.player import Player
 from bench.crowd.run import Room, Run
@@ -73,7 +78,11 @@ async def inject(run: Run, fault: str, rooms: list[Room], record: FaultRecord) -
         )
         return
     record.leavers = pick_leavers(rooms, args.leavers)
-    if fault == "redis":
+    if fault == "rolling":
+        record.fault_at = time.time()
+        leaving = run.spawn(leave_during(record.leavers))
+        record.back_at = await rolling_restart(run, record)
+    elif fault == "redis":
         assert site.private_redis is not None
         record.fault_at = time.time()
         await asyncio.to_thread(site.private_redis.kill)
@@ -119,6 +128,54 @@ async def inject(run: Run, fault: str, rooms: list[Room], record: FaultRecord) -
     else:
         raise ValueError(fault)
     await leaving
+
+
+async def rolling_restart(run: Run, record: FaultRecord) -> float:
+    """Each Daphne in turn stopped as a supervisor stops it (SIGTERM: it drains, its sockets
+    closed with 1012) and started again on its port, the next one only once the new one
+    listens (it listens once ready: production.serve). Returns when the last one listens;
+    each step goes in ``record.rolling``."""
+    site = run.site
+    for old in list(site.find("daphne-")):
+        port = int(old.name.split("-", 1)[1])
+        load = [round(x, 2) for x in os.getloadavg()]
+        stopped = time.time()
+        code = await asyncio.to_thread(site.terminate, old, ROLLING_EXIT_WITHIN)
+        exited = time.time()
+        new = site.start_daphne(port)
+        listens = await asyncio.to_thread(wait_listening, port, new.process)
+        step = {
+            "daphne": old.name,
+            "exit_code": code,
+            "sigterm_to_exit_s": round(exited - stopped, 2),
+            "start_to_listening_s": None if listens is None else round(listens - exited, 2),
+            "load_average": load,
+        }
+        record.rolling.append(step)
+        log(
+            f"rolling: {old.name} exited {code} {step['sigterm_to_exit_s']} s after SIGTERM;"
+            f" the new one listens {step['start_to_listening_s']} s after its start"
+        )
+        if listens is None:
+            break
+    steps = record.rolling
+    record.detail = (
+        f"{len(steps)} Daphnes SIGTERMed one at a time, each started again before the next:"
+        f" exit codes {[step['exit_code'] for step in steps]}, SIGTERM -> exit s"
+        f" {[step['sigterm_to_exit_s'] for step in steps]}, start -> listening s"
+        f" {[step['start_to_listening_s'] for step in steps]}"
+    )
+    return time.time()
+
+
+def wait_listening(port: int, process: subprocess.Popen[bytes]) -> float | None:
+    """When a new Daphne takes connections on ``port`` (None: it exited, or not in 90 s)."""
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline and process.poll() is None:
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 1):
+            return time.time()
+        time.sleep(0.05)
+    return None
 
 
 async def start_next_round(run: Run, room: Room, record: FaultRecord, ends: float) -> None:
@@ -367,4 +424,45 @@ async def run_fault(run: Run, fault: str) -> dict[str, Any]:
         await asyncio.gather(*pending, return_exceptions=True)
     report = fault_report(run, rooms, record)
     report["seconds"] = round(time.time() - started_wall, 1)
+    if fault == "rolling":
+        report["rolling"] = rolling_figures(run, record, report)
     return report
+
+
+def rolling_figures(run: Run, record: FaultRecord, report: dict[str, Any]) -> dict[str, Any]:
+    """The rolling restart's floors: words lost, errors shown, and each dropped socket's time
+    from its drop to its ``state`` on another Daphne."""
+    m = run.metrics
+    back = m.reconnect_ms
+    return {
+        "steps": record.rolling,
+        "lost": report["round_1"]["lost"] + report["round_2"]["lost"],
+        "error_replies": sum(report["errors_all"].values()),
+        "http_5xx": report["http_all"]["5xx"],
+        "drops_by_close_code": dict(m.socket_drops),
+        "back_ms": summary(back, (50,)),
+        "back_over_floor": sum(1 for ms in back if ms > ROLLING_BACK_SECONDS * 1000),
+        "never_back": report["sockets"]["staying_clients_disconnected_at_end"],
+        "load_average_at_end": [round(x, 2) for x in os.getloadavg()],
+    }
+
+
+def rolling_lines(figures: dict[str, Any]) -> list[str]:
+    back = figures["back_ms"]
+    back_text = "none" if not back["n"] else f"p50 {back['p50']:,.0f} / max {back['max']:,.0f}"
+    lines = [
+        f"rolling restart: LOST {figures['lost']} words; errors shown: {figures['error_replies']}"
+        f" error replies, {figures['http_5xx']} HTTP 5xx; sockets dropped"
+        f" {sum(figures['drops_by_close_code'].values())}"
+        f" ({', '.join(f'{k}: {v}' for k, v in figures['drops_by_close_code'].items()) or '-'});"
+        f" drop -> back (state) ms {back_text} (n={back['n']}), over"
+        f" {ROLLING_BACK_SECONDS:g} s: {figures['back_over_floor']}, never back:"
+        f" {figures['never_back']}; load average {figures['load_average_at_end']}",
+    ]
+    for step in figures["steps"]:
+        lines.append(
+            f"    {step['daphne']}: SIGTERM -> exit {step['sigterm_to_exit_s']} s (exit code"
+            f" {step['exit_code']}), new one listening {step['start_to_listening_s']} s after"
+            f" its start; load average then {step['load_average']}"
+        )
+    return lines

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import random
 import time
 import uuid
 from abc import ABC, abstractmethod
@@ -21,6 +22,10 @@ from bench.crowd.http_client import is_refused
 from bench.crowd.run import Pending, Room, Run
 
 CLOSE_NO_RECONNECT = {1000, 4001, 4400, 4403, 4404}
+# "Service restart": the server drained and handed the socket over (docs/api.md). The page
+# reconnects at once, after its own 0-250 ms so that a room does not arrive in one instant.
+CLOSE_SERVICE_RESTART = 1012
+RESTART_JITTER_SECONDS = 0.25
 
 
 class PlayerLink(ABC):
@@ -230,21 +235,26 @@ class PlayerLink(ABC):
             what = "closed by this client after 12 s of silence" if forced else code
             self.m.socket_drops[f"{what} ({self.run.phase})"] += 1
             self.fail_waiters()  # their answers went with the socket
-            if (code in CLOSE_NO_RECONNECT and not forced) or not await self.reconnect():
+            if (code in CLOSE_NO_RECONNECT and not forced) or not await self.reconnect(code):
                 self.gone = True
                 self.fail_waiters()
                 return
 
-    async def reconnect(self) -> bool:
+    async def reconnect(self, code: int | None = None) -> bool:
         """Reconnect with backoff as docs/api.md says (1 s, 2 s, 4 s ... up to 30 s; six
-        tries, for ever with --faults); resend the current round's unanswered entries."""
+        tries, for ever with --faults), the first try at once after a 1012; resend the
+        current round's unanswered entries."""
         delay = 1.0
         dropped = time.time()
         attempt = 0
         while self.run.fault_mode or attempt < 6:
             attempt += 1
-            await asyncio.sleep(delay)
-            delay = min(30.0, delay * 2)
+            if attempt == 1 and code == CLOSE_SERVICE_RESTART:
+                # Not the run's seeded random: the words each player types stay the same.
+                await asyncio.sleep(random.uniform(0.0, RESTART_JITTER_SECONDS))
+            else:
+                await asyncio.sleep(delay)
+                delay = min(30.0, delay * 2)
             if self.run.closing or self.leave_on_drop:
                 return False
             ws, why = await self._connect()

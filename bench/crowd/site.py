@@ -84,6 +84,8 @@ class Site:
             DJANGO_ALLOWED_HOSTS=",".join([ALLOWED_HOSTS, *getattr(self.args, "extra_hosts", ())]),
         )
         env.setdefault("DJANGO_LOG_LEVEL", "WARNING")
+        # Text lines: server_logs reads tracebacks line by line (production's default is JSON).
+        env.setdefault("BOGGLE_LOG_FORMAT", "text")
         # Load runs send words, not photos: TensorFlow in the worker (or the embedded
         # Daphne) would only add to the memory figures. bench/abuse.py keeps the default.
         if not getattr(self.args, "preload_reader", False):
@@ -106,19 +108,7 @@ class Site:
         venv_bin = Path(sys.executable).parent
         daphnes = 1 if self.mode == "embedded" else self.args.daphnes
         for port in free_ports(daphnes):
-            self._spawn(
-                f"daphne-{port}",
-                [
-                    str(venv_bin / "daphne"),
-                    "-b",
-                    # bench/abuse.py's attacker comes from another of this machine's addresses
-                    getattr(self.args, "bind", "127.0.0.1"),
-                    "-p",
-                    str(port),
-                    "boggle_site.asgi:application",
-                ],
-                run_env,
-            )
+            self.start_daphne(port)
             self.urls.append(f"http://127.0.0.1:{port}")
         if self.mode == "production":
             celery = str(venv_bin / "celery")
@@ -309,6 +299,35 @@ class Site:
         with contextlib.suppress(subprocess.TimeoutExpired):
             started.process.wait(timeout=10)
         started.killed = True
+
+    def start_daphne(self, port: int) -> Started:
+        """A Daphne as production runs it (``production.serve``: it listens once ready, and
+        drains on SIGTERM)."""
+        command = [
+            sys.executable,
+            "-m",
+            "production.serve",
+            "-b",
+            # bench/abuse.py's attacker comes from another of this machine's addresses
+            getattr(self.args, "bind", "127.0.0.1"),
+            "-p",
+            str(port),
+        ]
+        self._spawn(f"daphne-{port}", command, self.run_env)
+        return self.processes[-1]
+
+    def terminate(self, started: Started, timeout: float = 30.0) -> int | None:
+        """SIGTERM a process this run started, as a supervisor stops it, and wait for it
+        to exit; its exit code (None if it did not within ``timeout``: then SIGKILLed)."""
+        with contextlib.suppress(ProcessLookupError):
+            started.process.send_signal(signal.SIGTERM)
+        try:
+            code = started.process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.kill(started)
+            return None
+        started.killed = True  # stopped on purpose: reaped, not an unexpected exit
+        return code
 
     def find(self, prefix: str) -> list[Started]:
         return [s for s in self.processes if s.name.startswith(prefix) and not s.killed]

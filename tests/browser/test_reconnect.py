@@ -109,3 +109,77 @@ def test_server_restart_mid_round_reconnects_and_delivers_waiting_words(browser,
     finally:
         context.close()
         server.stop()
+
+
+# The room's socket (static/js/room/socket.js) on a fake WebSocket and Playwright's clock:
+# which sockets it opens, when, and the statuses it reports, with no server to restart.
+FAKE_SOCKETS = """async () => {
+    class FakeSocket extends EventTarget {
+        constructor(url) {
+            super();
+            this.url = url;
+            this.readyState = FakeSocket.CONNECTING;
+            window.fakeSockets.push(this);
+        }
+        send() {}
+        close() { this.readyState = FakeSocket.CLOSED; }
+        serverOpens() {
+            this.readyState = FakeSocket.OPEN;
+            this.dispatchEvent(new Event("open"));
+        }
+        serverCloses(code) {
+            this.readyState = FakeSocket.CLOSED;
+            const closed = new Event("close");
+            closed.code = code;
+            this.dispatchEvent(closed);
+        }
+    }
+    Object.assign(FakeSocket, { CONNECTING: 0, OPEN: 1, CLOSING: 2, CLOSED: 3 });
+    window.fakeSockets = [];
+    window.statuses = [];
+    window.WebSocket = FakeSocket;
+    const { RoomSocket } = await import("/static/js/room/socket.js");
+    const socket = new RoomSocket("ws://example.invalid/ws/rooms/ABCD/", {
+        onOpen: () => {},
+        onMessage: () => {},
+        onStatus: (status) => window.statuses.push(status),
+        makePing: () => ({ type: "ping" }),
+    });
+    socket.connect();
+    window.fakeSockets[0].serverOpens();
+}"""
+
+
+@pytest.mark.parametrize(
+    ("code", "reconnects_at_once"),
+    [(1012, True), (1006, False), (1011, False)],
+)
+def test_a_restarting_server_is_reconnected_at_once_and_a_lost_one_after_backoff(
+    site, browser, code: int, reconnects_at_once: bool
+) -> None:
+    """Close 1012 (the server drains: docs/api.md, "Close codes") brings a new socket within
+    the 250 ms jitter, without the "reconnecting" banner; any other drop waits for the
+    backoff's first step (1 s, less 20 % at most)."""
+    page = browser.new_page()
+    try:
+        page.clock.install()
+        page.goto(site.url + "/")
+        page.evaluate(FAKE_SOCKETS)
+        page.evaluate(f"window.fakeSockets[0].serverCloses({code})")
+        page.clock.run_for(260)
+        sockets = page.evaluate("window.fakeSockets.length")
+        statuses = page.evaluate("window.statuses")
+        if reconnects_at_once:
+            assert sockets == 2, statuses
+            assert "reconnecting" not in statuses, statuses
+            # The new socket works as any: a drop after it is backed off again.
+            page.evaluate("window.fakeSockets[1].serverCloses(1006)")
+            page.clock.run_for(700)
+            assert page.evaluate("window.fakeSockets.length") == 2
+        else:
+            assert sockets == 1, statuses
+            assert statuses[-1] == "reconnecting", statuses
+            page.clock.run_for(1000)
+            assert page.evaluate("window.fakeSockets.length") == 2
+    finally:
+        page.close()

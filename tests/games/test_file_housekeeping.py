@@ -55,6 +55,7 @@ def test_the_task_deletes_old_versions_and_orphaned_photo_files(settings, tmp_pa
         "solo_photos": 0,
         "photo_files": 1,
         "photo_folders": 0,
+        "stuck_photo_readings": 0,  # photos.stuck, hourly where no beat runs it
         "dice_sets": 0,  # dicesets' clean-up, through games.signals.housekeeping
     }
     assert not files.version_path(old).exists()

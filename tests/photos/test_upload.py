@@ -18,7 +18,7 @@ from PIL import Image
 
 from photos import api as photos_api
 from photos import reading
-from photos.models import BoardPhoto
+from photos.models import PENDING_FOR_AT_MOST, BoardPhoto
 from photos.tasks import read_board_photo
 from tests.games.ws_helpers import (
     ask,
@@ -394,7 +394,7 @@ async def test_a_photo_stuck_waiting_for_long_stops_counting(never_read):
     ann = await create_room()
     for _ in range(2):
         assert (await upload(ann.client, ann.code, png_bytes())).status_code == 202
-    long_ago = timezone.now() - photos_api.PENDING_FOR_AT_MOST - timedelta(seconds=1)
+    long_ago = timezone.now() - PENDING_FOR_AT_MOST - timedelta(seconds=1)
     await sync_to_async(BoardPhoto.objects.update)(queued_at=long_ago)  # its worker died
     assert (await upload(ann.client, ann.code, png_bytes())).status_code == 202
 

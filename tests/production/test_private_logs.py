@@ -28,7 +28,7 @@ def test_the_stacks_logs_are_not_world_readable(
     assert created["status"] == 201, created
     logs = sorted((production.run_dir / "logs").glob("*.log"))
     names = {path.name for path in logs}
-    assert {"nginx-access.log", "nginx-error.log", "supervisord.log"} <= names, names
+    assert {"nginx.log", "supervisord.log"} <= names, names
     readable = {
         path.name: oct(path.stat().st_mode & 0o777)
         for path in logs

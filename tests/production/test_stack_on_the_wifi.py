@@ -47,9 +47,10 @@ import pytest
 
 from boggle_site.env import get_bool
 from netlab import Host, SimulatedWifi
-from production import envfile
+from production import envfile, site_user
 from production.__main__ import NGINX_CANDIDATES
 from production.render import ENV_TEMPLATE
+from tests.production.site_account import site_account
 from tests.servers import delete_redis_keys, throwaway_postgres_database
 from tests.stack import poll_until, solve_round
 
@@ -246,9 +247,7 @@ def start_environment() -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def production(
-    services: dict[str, bool], module_wifi: SimulatedWifi, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[ProductionStack]:
+def production(services: dict[str, bool], module_wifi: SimulatedWifi) -> Iterator[ProductionStack]:
     """The stack started with ``bin/start --production``, nginx on the Wi-Fi's gateway;
     stopped with SIGTERM to supervisord at the end, its database dropped and its Redis
     keys deleted."""
@@ -263,11 +262,17 @@ def production(
     port = free_consecutive_ports(1, avoid=(first_daphne, first_daphne + 1))
     daphne_ports = (first_daphne, first_daphne + 1)
     redis_prefix = f"boggle-test-{os.getpid()}-{secrets.token_hex(4)}:"
-    private = tmp_path_factory.mktemp("production")  # the environment file: 0700
     # nginx's workers run as www-data when nginx is started as root: its run directory
     # (temporary files of proxied answers) must be reachable for them, unlike pytest's.
     run_dir = Path(tempfile.mkdtemp(prefix="boggle-production-"))
     run_dir.chmod(0o755)
+    # The environment file and the photos: for the site's processes only (as root they run
+    # as the user boggle, which reads the file through its group).
+    account = site_account()
+    private = run_dir / "private"
+    private.mkdir(mode=0o750)
+    if account is not None:
+        os.chown(private, 0, account.gid)
     delete_redis_keys(REDIS_URL, redis_prefix)
     try:
         with throwaway_postgres_database(POSTGRES_URL) as database_url:
@@ -275,7 +280,7 @@ def production(
             template = ENV_TEMPLATE.read_text(encoding="utf-8")
             values = env_values(gateway, port, database_url, redis_prefix, private / "media")
             env_file.write_text(envfile.with_values(template, values), encoding="utf-8")
-            env_file.chmod(0o600)
+            site_user.private_file(env_file, account)
             start_log = run_dir / "start.log"
             with start_log.open("wb") as log:
                 process = subprocess.Popen(

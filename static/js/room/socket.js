@@ -1,11 +1,17 @@
-// The room's websocket: connects, reconnects with backoff after a drop, notices a dead
-// connection within seconds, waits quietly while the device is offline, and stops for good
-// on the close codes that say "do not come back".
+// The room's websocket: connects, reconnects with backoff after a drop (at once when the
+// server says it is restarting), notices a dead connection within seconds, waits quietly
+// while the device is offline, and stops for good on the close codes that say "do not
+// come back".
 
 // The page never puts a secret in the socket's address: the browser's session cookie says
 // who it is (docs/api.md, "Authentication"; a `?token=` is refused with 4400).
 // Close codes after which reconnecting cannot help (docs/api.md, "Close codes").
 const FINAL_CLOSE_CODES = new Set([1000, 4001, 4400, 4403, 4404]);
+// "Service restart": the server is stopping and has handed this socket over; another
+// server takes it now. Reconnect at once, each page after its own 0-250 ms, so that a whole
+// room does not arrive in the same instant.
+const SERVICE_RESTART = 1012;
+const RESTART_JITTER_MS = 250;
 const FIRST_DELAY_MS = 1000;
 const MAX_DELAY_MS = 30000;
 // The dead-socket check runs this often (no network traffic of its own).
@@ -101,6 +107,8 @@ export class RoomSocket {
       if (FINAL_CLOSE_CODES.has(event.code)) {
         this.stopped = true;
         this.onStatus("closed", { code: event.code });
+      } else if (event.code === SERVICE_RESTART && browserOnline()) {
+        this.reconnectSoon();
       } else {
         this.scheduleRetry();
       }
@@ -146,6 +154,15 @@ export class RoomSocket {
     const retryAt = Date.now() + delay;
     this.onStatus("reconnecting", { retryAt });
     this.retryTimer = window.setTimeout(() => this.connect(), delay);
+  }
+
+  /** The server restarts: no backoff (a failed try starts it from 1 s) and no banner, the
+   * badge says "connecting"; the page resends its unanswered words once the state comes. */
+  reconnectSoon() {
+    window.clearTimeout(this.retryTimer);
+    this.attempt = 0;
+    this.onStatus("connecting", {});
+    this.retryTimer = window.setTimeout(() => this.connect(), Math.random() * RESTART_JITTER_MS);
   }
 
   /** Reconnect at once if waiting to (the network came back, the user asked). */
