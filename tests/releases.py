@@ -24,18 +24,14 @@ from http.cookies import SimpleCookie
 from pathlib import Path
 from typing import Any
 
-import websockets
-
 from tests.servers import REPO_ROOT
 from tests.stack import (
     CELERY,
     DAPHNE,
-    FINAL_CLOSE_CODES,
     WAIT,
     Client,
     Process,
     Stack,
-    now_ms,
     poll_until,
 )
 from web.network import free_ports
@@ -225,34 +221,8 @@ class BrowserClient(Client):
         super().__init__(name, url, player_id, token, reconnect=reconnect)
         self.cookie = cookie
 
-    async def _run(self) -> None:  # tests.stack.Client's, with the cookie
-        try:
-            while not self.stopping:
-                ws = None
-                try:
-                    self.ws = ws = await websockets.connect(
-                        self.url,
-                        additional_headers={
-                            "Authorization": f"Bearer {self.token}",
-                            "Cookie": self.cookie,
-                        },
-                        open_timeout=WAIT,
-                        close_timeout=2,
-                    )
-                    async for raw in ws:
-                        self.messages.append((now_ms(), json.loads(raw)))
-                        self.arrived.set()
-                except (OSError, websockets.WebSocketException, TimeoutError):
-                    pass
-                code = ws.close_code if ws is not None else None
-                self.closes.append((now_ms(), code))
-                if not self.reconnect or code in FINAL_CLOSE_CODES:
-                    return
-                self.arrived.set()
-                await asyncio.sleep(self.RETRY_SECONDS)
-        finally:
-            self.final = True
-            self.arrived.set()
+    def handshake_headers(self) -> dict[str, str]:
+        return {**super().handshake_headers(), "Cookie": self.cookie}
 
 
 async def open_room_as_browsers(

@@ -322,6 +322,10 @@ class Client:
         self.runner = asyncio.create_task(self._run())
         return await self.wait_for("state", after=mark)
 
+    def handshake_headers(self) -> dict[str, str]:
+        """What the socket's handshake sends: the token in a header, never in the URL."""
+        return {"Authorization": f"Bearer {self.token}"}
+
     async def _run(self) -> None:
         try:
             while not self.stopping:
@@ -329,7 +333,7 @@ class Client:
                 try:
                     self.ws = ws = await websockets.connect(
                         self.url,
-                        additional_headers={"Authorization": f"Bearer {self.token}"},
+                        additional_headers=self.handshake_headers(),
                         open_timeout=WAIT,
                         close_timeout=2,
                     )

@@ -100,6 +100,7 @@ async def test_a_workers_readings_reach_every_web_process_through_redis(
     assert read_count(samples, "read") == 1
     assert read_count(samples, "dice_count") == 1
     assert samples[("boggle_photo_read_seconds_count", ())] == 2
+    # Measured from when each was queued (3 s before): lower bounds only, however slow the
+    # machine is between queueing and scraping.
     assert samples[("boggle_photo_read_seconds_bucket", (("le", "2.0"),))] == 0
-    assert samples[("boggle_photo_read_seconds_bucket", (("le", "5.0"),))] == 2
-    assert 6 <= samples[("boggle_photo_read_seconds_sum", ())] < 60
+    assert samples[("boggle_photo_read_seconds_sum", ())] >= 6

@@ -11,7 +11,8 @@ from typing import Any
 
 from channels.testing import ApplicationCommunicator
 
-# A client on the Internet, seen directly (no proxy).
+# A client on the Internet, seen directly (no proxy): only the ``client`` of an in-process
+# ASGI scope, never an address any socket goes to (a documentation range, RFC 5737).
 PUBLIC_CLIENT = "203.0.113.5"
 PATIENCE = 20.0
 

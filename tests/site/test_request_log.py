@@ -27,8 +27,10 @@ from web.log_format import JsonFormatter, RequestIdFilter, request_id_var
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-PROXY_NETWORK = "10.0.0.0/24"
-PROXY = "10.0.0.2"
+# Addresses written into the in-process ASGI scope (``client``) and headers only: no socket
+# is opened to them (documentation ranges, RFC 5737). The real Daphne below is on loopback.
+PROXY_NETWORK = "192.0.2.0/24"
+PROXY = "192.0.2.2"
 FORWARDED_CLIENT = "198.51.100.7"
 GENERATED = re.compile(r"[0-9a-f]{32}")
 SECRET = "s3cret-token-value-0123456789"
