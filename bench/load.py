@@ -5,10 +5,13 @@
     python bench/load.py --players 100 --room-size 100    # one big room
     python bench/load.py --mode production --daphnes 2 --players 600
     python bench/load.py --mode production --daphnes 2 --private-services  # clean costs
+    python bench/load.py --through-nginx --private-services  # the production nginx in front
+    python bench/load.py --side-by-side --private-services   # direct, then through nginx
     python bench/load.py --url http://127.0.0.1:8000      # a site already running
     python bench/load.py --faults                         # five faults, a fresh site each
     python bench/load.py --faults redis,daphne            # some of them
     python bench/load.py --faults rolling                 # a rolling restart of the Daphnes
+    python bench/load.py --mode production --daphnes 2 --server uvicorn  # issue 50's comparison
 
 It speaks only the protocol of docs/api.md (the HTTP API and the room websocket). Unless
 ``--url`` is given it starts the site itself, in one of two modes, and stops every process
@@ -77,6 +80,47 @@ and per room ending, and WAL bytes; and the payload bytes and frames the sockets
 per socket. Redis and PostgreSQL are shared by default, so Redis's counts and the WAL
 include other programs' work: ``--private-services`` starts a redis-server and a
 PostgreSQL cluster of the run alone (as ``--faults`` does), which also measures their CPU.
+
+Through nginx (``--through-nginx``; production mode only, ``--daphnes 2`` unless given):
+the run also starts the production stack's nginx, rendered from the project's own templates
+exactly as ``bin/start --production`` renders them (``production.render``: deploy/nginx/
+boggle.conf in ``nginx_main``'s nginx.conf; ``bench/crowd/nginx.py``), with this run's
+Daphnes as its upstream, listening on a free loopback port, its configuration, pid and
+buffers in the run's temporary directory (as root its workers are www-data, as production's),
+and the Daphnes trusting its ``X-Forwarded-For`` (``BOGGLE_TRUSTED_PROXIES=127.0.0.1/32``,
+as production's environment). Every request and socket of the run goes through it, so its
+hash on the room code decides which Daphne holds each room. Its per-address limits (50
+requests a second with a burst of 500, 200 connections: ``production/render.py``) stay as
+shipped; instead each player connects from an address of its own, 127.0.<n>.<m> (all of
+127.0.0.0/8 is loopback), as phones do from their own networks: 1,000 players from one
+address would only measure nginx refusing them. The site's own per-address limits
+(``web/throttle.py``) exempt loopback clients, as in the direct run: the client the Daphnes
+count is the right-most ``X-Forwarded-For`` entry, a 127.0.<n>.<m>, so nothing changes for
+them. The burst and the bench's own reads keep 127.0.0.1 (40 joins at once from one address,
+a household, stay within nginx's limits). nginx is stopped with the other processes. Its CPU
+counts with the server's, and the costs give it per verdict, besides the Daphnes'.
+``--side-by-side`` runs the direct load first (``--route room``: a room's players on one
+Daphne, as nginx's hash does, but rooms spread evenly), then the load through nginx, each
+on a fresh site, and prints the two runs' headline figures in two columns (web CPU per
+verdict, Redis commands per room event, frames per socket, latencies, losses, 5xx);
+``--json`` then writes both reports and the columns. The websockets each Daphne held once
+everyone was connected (its ``/metrics``) show how the hash spread the rooms; a count that is
+not a multiple of the room size means rooms were split: nginx gives up connecting to a Daphne
+after 2 s (``proxy_connect_timeout``) and takes the socket to the next one, or answers 504
+(counted as handshakes answered 5xx), where a direct client just waits for the Daphne.
+
+Another ASGI server (``--server uvicorn`` or ``--server granian``; production mode only, no
+``--faults``), for issue 50's comparison: the web processes are Uvicorn 0.54.0 (uvloop
+0.23.0, httptools 0.9.0, its ``websockets`` implementation, websockets 17.4) or Granian
+2.8.7 (``--interface asginl``: ASGI without lifespan, one worker) instead of Daphne, on the
+same ports with the same environment, serving ``boggle_site.asgi:application`` warmed up as
+``production.serve`` warms a Daphne (``bench/crowd/warm_asgi.py``), one process each
+(``--daphnes`` of them, still named ``daphne-<port>`` in the figures). Production ships
+Daphne and neither server is in requirements.txt: they run from a virtualenv of their own,
+``BOGGLE_BENCH_SERVERS_VENV`` (default ``var/bench-servers/venv``), which the bench tells
+how to create when it is missing (``bench/crowd/servers.py``). The report says, in one line,
+which of the site's Daphne-only parts (the drain, the send cap, prompt writes, the
+connection guard) do not apply.
 
 The faults scenario (``--faults``; implies ``--mode production --daphnes 2 --no-burst``, 50
 players in rooms of 8, 1 word/s, 30 s rounds) breaks the site mid-round and measures what
@@ -159,10 +203,13 @@ from bench.crowd.fault_record import FAULTS  # noqa: E402
 from bench.crowd.fault_report import print_fault_report, print_fault_summary  # noqa: E402
 from bench.crowd.faults import rolling_lines, run_fault  # noqa: E402
 from bench.crowd.figures import log  # noqa: E402
+from bench.crowd.nginx import MAX_PLAYERS  # noqa: E402
 from bench.crowd.phases import BURST_CREATIONS, BURST_JOINS, BURST_TIMES, run_load  # noqa: E402
 from bench.crowd.processes import signals_held  # noqa: E402
 from bench.crowd.report import build_report, print_report  # noqa: E402
 from bench.crowd.run import Run  # noqa: E402
+from bench.crowd.servers import SERVERS  # noqa: E402
+from bench.crowd.side_by_side import side_by_side, table_lines  # noqa: E402
 from bench.crowd.site import Site  # noqa: E402
 
 PRESETS: dict[str, dict[str, Any]] = {
@@ -250,6 +297,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="Daphne processes (production mode only; default 1, 2 with --faults)",
     )
     site.add_argument(
+        "--server",
+        choices=SERVERS,
+        default="daphne",
+        help="the web processes' ASGI server (production mode, no --faults): uvicorn and"
+        " granian, for comparison only, run from BOGGLE_BENCH_SERVERS_VENV (see"
+        " bench/crowd/servers.py)",
+    )
+    site.add_argument(
         "--postgres-url",
         default="postgresql://postgres@127.0.0.1:5432/postgres",
         help="where to create (and drop) the throwaway database (production)",
@@ -277,6 +332,19 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="production: a redis-server and a PostgreSQL cluster of this run alone (as"
         " --faults has), instead of --redis-url and --postgres-url: the costs' Redis counts,"
         " WAL bytes and the services' CPU are then this site's alone",
+    )
+    site.add_argument(
+        "--through-nginx",
+        action="store_true",
+        help="put the production nginx (deploy/nginx/boggle.conf, its room affinity and"
+        " per-address limits) in front of the Daphnes, each player from a loopback address of"
+        " its own; implies --mode production, --daphnes 2 unless given",
+    )
+    site.add_argument(
+        "--side-by-side",
+        action="store_true",
+        help="run the load directly (--route room) and then through nginx, each on a fresh"
+        " site, and print their figures in two columns",
     )
     site.add_argument(
         "--keep-tmp", action="store_true", help="keep the temporary directory (server logs)"
@@ -363,6 +431,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="write a flame graph of each Daphne's CPU per round to DIR (py-spy; see "
         "bench/crowd/profiling.py)",
     )
+    parser.add_argument(
+        "--profile-format",
+        choices=("flamegraph", "raw"),
+        default="flamegraph",
+        help="--profile's files: flame graphs (.svg), or collapsed stacks (.txt) for "
+        "bench/profile_summary.py",
+    )
     args = parser.parse_args(argv)
     if args.faults:
         names = list(FAULTS) if args.faults == "all" else args.faults.split(",")
@@ -385,6 +460,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
             args.round_end_wait = 60.0
         if args.leavers < 0 or args.fault_at < 0 or args.fault_down < 0:
             parser.error("--leavers, --fault-at and --fault-down must not be negative")
+    if args.through_nginx or args.side_by_side:
+        what = "--side-by-side" if args.side_by_side else "--through-nginx"
+        if args.url or args.faults:
+            parser.error(f"{what} starts its own site and nginx: no --url, no --faults")
+        if args.mode == "embedded":
+            parser.error(f"{what} runs in production mode only")
+        args.mode = "production"
+        if args.daphnes is None:
+            args.daphnes = 2
     args.mode = args.mode or "embedded"
     args.daphnes = 1 if args.daphnes is None else args.daphnes
     args.round_end_wait = 10.0 if args.round_end_wait is None else args.round_end_wait
@@ -394,17 +478,72 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
             setattr(args, name, value)
     if args.players < 1 or args.room_size < 1:
         parser.error("--players and --room-size must be at least 1")
+    if (args.through_nginx or args.side_by_side) and args.players > MAX_PLAYERS:
+        parser.error(
+            f"through nginx each player has its own loopback address: {MAX_PLAYERS} at most"
+        )
     if args.words_per_second <= 0:
         parser.error("--words-per-second must be positive")
     if args.rounds < 1:
         parser.error("--rounds must be at least 1")
     if args.private_services and (args.url or args.mode != "production"):
         parser.error("--private-services is for a production site this run starts")
+    if args.server != "daphne" and (args.url or args.faults or args.mode != "production"):
+        parser.error("--server: production mode only, on a site this run starts, no --faults")
     if args.daphnes < 1 or (args.mode == "embedded" and args.daphnes != 1 and not args.url):
         parser.error("embedded mode runs exactly one Daphne (its channel layer is in memory)")
     if not 0 <= args.garbage_share + args.repeat_share <= 1:
         parser.error("--garbage-share + --repeat-share must be between 0 and 1")
     return args
+
+
+def load_once(args: argparse.Namespace) -> dict[str, Any] | None:
+    """One load run on a site of its own, stopped at the end; its report, printed (None when
+    interrupted)."""
+    site = Site(args, private=args.private_services)
+    run = Run(args, site)
+    try:
+        site.start()
+        load = asyncio.run(run_load(run))
+        report = build_report(run, load)
+    except KeyboardInterrupt:
+        log("interrupted: stopping everything this run started")
+        return None
+    finally:
+        with signals_held():
+            run.pool.shutdown(wait=False, cancel_futures=True)
+            site.stop()
+    print_report(report)
+    return report
+
+
+def side_by_side_runs(args: argparse.Namespace) -> dict[str, argparse.Namespace]:
+    """--side-by-side's two runs: direct with a room's players on one Daphne, then through
+    nginx (whose hash does the same)."""
+    direct = argparse.Namespace(**{**vars(args), "through_nginx": False, "route": "room"})
+    through = argparse.Namespace(**{**vars(args), "through_nginx": True})
+    return {"direct": direct, "through nginx": through}
+
+
+def main_side_by_side(args: argparse.Namespace) -> int:
+    reports: dict[str, dict[str, Any]] = {}
+    for name, variant in side_by_side_runs(args).items():
+        log(f"--side-by-side: the {name} run, on a fresh site")
+        report = load_once(variant)
+        if report is None:
+            return 130
+        reports[name] = report
+    print(f"\n== side by side: {args.players} players in rooms of {args.room_size} ==")
+    print("\n".join(table_lines(reports)), flush=True)
+    if args.json:
+        data = {
+            "direct": reports["direct"],
+            "through_nginx": reports["through nginx"],
+            "side_by_side": side_by_side(reports),
+        }
+        Path(args.json).write_text(json.dumps(data, indent=2, default=str) + "\n")
+        log(f"figures written to {args.json}")
+    return 0 if all(r["words_sent"]["total"] for r in reports.values()) else 1
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -416,20 +555,14 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, terminate)
     if args.faults:
         return main_faults(args)
-    site = Site(args, private=args.private_services)
-    run = Run(args, site)
-    try:
-        site.start()
-        load = asyncio.run(run_load(run))
-        report = build_report(run, load)
-    except KeyboardInterrupt:
-        log("interrupted: stopping everything this run started")
+    if args.side_by_side:
+        return main_side_by_side(args)
+    report = load_once(args)
+    if report is None:
         return 130
-    finally:
-        with signals_held():
-            run.pool.shutdown(wait=False, cancel_futures=True)
-            site.stop()
-    print_report(report)
+    if args.through_nginx:
+        print("\n== headline figures ==")
+        print("\n".join(table_lines({"through nginx": report})), flush=True)
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=2, default=str) + "\n")
         log(f"figures written to {args.json}")

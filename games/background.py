@@ -9,6 +9,7 @@
   also follows presence in rounds waiting for their players (``games.ready``), lets go
   of rounds idle for long and, on SQLite, checkpoints the write-ahead log (off the
   players' writes: ``web.sqlite``).
+- The event loop's lag is measured for ``/metrics`` (``web.loop_lag``).
 - The presence beat (``games.presence``): every ``presence.BEAT_SECONDS`` it renews the
   rows of this process's sockets and sweeps those of dead processes; a socket closing wakes
   it early to record the close.
@@ -23,6 +24,7 @@ import contextlib
 import logging
 
 from games import deadlines, events, live, live_counts, presence, ready
+from web import loop_lag
 from web.sqlite.base import checkpoint_wal
 from web.threads import in_thread
 
@@ -34,6 +36,7 @@ _tasks: dict[asyncio.AbstractEventLoop, list[asyncio.Task]] = {}
 def ensure_started() -> None:
     """Start this loop's deadline watcher, flusher and presence beat unless they run."""
     deadlines.ensure_watcher()
+    loop_lag.ensure_watching()
     loop = asyncio.get_running_loop()
     tasks = _tasks.get(loop)
     if tasks is None or any(task.done() for task in tasks):

@@ -9,6 +9,7 @@ opens too many sockets (``web.socket_limits``).
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import json
 import logging
@@ -18,6 +19,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from channels.consumer import get_handler_name
+from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.utils import translation
@@ -54,6 +56,7 @@ from games.models import Challenge, Player, Room
 from games.sessions import player_id_from_session
 from web import i18n, socket_limits, throttle, wire
 from web.errors import ClientError, InvalidInput, RateLimited
+from web.fanout import hub
 from web.threads import in_thread
 
 logger = logging.getLogger(__name__)
@@ -112,8 +115,34 @@ class RoomConsumer(AsyncWebsocketConsumer):
         self.flood = socket_limits.FloodGuard()
         self.sync_budget = socket_limits.SyncBudget()  # bytes of state sent for ``sync``
         # Whether the player has had another socket (a tab) open beside this one: only then
-        # are entries passed on to them (``my_word``), a channel-layer send per word.
+        # are entries passed on to them (``my_word``), an event per word.
         self.has_siblings = False
+        # Events that came while one of this socket's own requests was being answered in
+        # turn (connect, sync, start_round...): sent after its reply, as they would be had
+        # they queued behind it (``deliver``).
+        self.held: collections.deque[dict] = collections.deque()
+        self.answering = False
+
+    async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
+        """Channels' consumer loop without a channel-layer channel of its own: events come
+        from this process's memory (``web.fanout``), not one Redis message per socket."""
+        self.scope = scope
+        self.channel_layer = None
+        self.channel_name = hub.socket_name()
+        self.base_send = send
+        try:
+            while True:
+                await self.dispatch(await receive())
+        except StopConsumer:
+            pass
+
+    async def deliver(self, message: dict) -> None:
+        """An event of one of this socket's groups (``web.fanout``): handled now, or after
+        the request this socket is answering in turn."""
+        if self.answering:
+            self.held.append(message)
+            return
+        await self._handle(message)
 
     @property
     def me(self) -> Player:
@@ -129,6 +158,19 @@ class RoomConsumer(AsyncWebsocketConsumer):
         return self.room
 
     async def dispatch(self, message: dict) -> None:
+        """A frame of the socket (or its opening, its close): events that come meanwhile
+        wait for it (``deliver``)."""
+        self.answering = True
+        try:
+            await self._handle(message)
+        finally:
+            try:
+                while self.held:
+                    await self._handle(self.held.popleft())
+            finally:
+                self.answering = False
+
+    async def _handle(self, message: dict) -> None:
         """Channels' dispatch, minus its per-message ``aclose_old_connections``: that is a hop
         to the process's single sync thread for every frame and every event, which queues a
         crowd's messages behind each other. Handlers here do their database work on threads
@@ -180,7 +222,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
     async def _leave_groups(self, groups: list[str]) -> None:
         try:
             for group in groups:
-                await self.channel_layer.group_discard(group, self.channel_name)
+                await hub.leave(group, self)
         except Exception:  # Redis unreachable: a stale member only costs undelivered messages
             logger.warning("websocket disconnect: channel layer unreachable", exc_info=True)
 
@@ -213,13 +255,11 @@ class RoomConsumer(AsyncWebsocketConsumer):
             return
         presence.hold(self.channel_name, self.player.id)
         try:
-            await self.channel_layer.group_add(events.room_group(self.room.code), self.channel_name)
-            await self.channel_layer.group_add(
-                events.player_group(self.player.id), self.channel_name
-            )
+            await hub.join(events.room_group(self.room.code), self)
+            await hub.join(events.player_group(self.player.id), self)
             self.has_siblings = await in_thread(presence.do_connect)(self.player, self.channel_name)
             if self.has_siblings:  # the player's other sockets learn they have one more
-                await self.channel_layer.group_send(
+                hub.publish(
                     events.player_group(self.player.id),
                     {"type": "player.sibling", "origin": self.channel_name},
                 )
@@ -413,7 +453,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         verdict as its reply)."""
         message = events.layer_message(events.PLAYER_EVENT, {**verdict, "type": "my_word"})
         message["origin"] = self.channel_name
-        await self.channel_layer.group_send(events.player_group(self.me.pk), message)
+        hub.publish(events.player_group(self.me.pk), message)
 
     async def _on_start_round(self, message: dict) -> dict:
         round_ = await in_thread(rounds.do_start_round)(self.me)

@@ -21,7 +21,7 @@ import secrets
 import socket
 from datetime import timedelta
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
@@ -91,8 +91,7 @@ def beat() -> list[tuple[str, dict]]:
     (room code, event), for the caller (async) to send: from this worker thread a blocking
     send would wait for ever on an event loop stopped by a server shutdown."""
     open_now = dict(_open)
-    renewed = Connection.objects.filter(process=PROCESS).update(beat_at=timezone.now())
-    if renewed == len(open_now):
+    if _renew() == open_now.keys():
         return []
     stored = dict(Connection.objects.filter(process=PROCESS).values_list("channel_name", "player"))
     # Again after that read: a socket held since the first look may have stored its row in
@@ -116,6 +115,19 @@ def beat() -> list[tuple[str, dict]]:
         if back is not None and channel_name in _open:
             do_connect(back, channel_name)
     return offline
+
+
+def _renew() -> set[str]:
+    """Renew this process's rows; the sockets they are of. Compared as sets, not counts: a
+    row swept by another process while a socket closed here would leave the counts equal,
+    and the closed socket's player online for as long as this process runs."""
+    table = Connection._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {table} SET beat_at = %s WHERE process = %s RETURNING channel_name",
+            [connection.ops.adapt_datetimefield_value(timezone.now()), PROCESS],
+        )
+        return {row[0] for row in cursor.fetchall()}
 
 
 async def wait_for_beat(seconds: float) -> None:

@@ -22,6 +22,7 @@ from games.exceptions import NotAPlayer, RoomNotFound
 from games.models import Room
 from web import throttle
 from web.errors import ClientError, InvalidInput
+from web.fanout import hub
 from web.threads import in_thread
 
 # What a spectator may send; the rest of the player protocol is refused as not_a_player.
@@ -51,7 +52,7 @@ class SpectatorConsumer(consumers.RoomConsumer):
             await self._refuse_join(error)
             return
         self.room = room
-        await self.channel_layer.group_add(events.room_group(room.code), self.channel_name)
+        await hub.join(events.room_group(room.code), self)
         await self._send_state()
 
     async def disconnect(self, close_code: int) -> None:

@@ -3,21 +3,24 @@
 What counts is when the entry reached the server (``received_at``), not when the server got
 round to it: an entry that arrived before the deadline is judged as in time.
 
-Cost: judging reads nothing from the database (``games.live`` holds the round); an accepted
-word is one INSERT, conditional on the round still running, so a word is never answered
-``accepted`` for a round that ended under it; a refused word waits in memory and is written
-with others in one statement. With hidden verdicts every entry is written at once, since
-the live counts count every entry.
+Cost: judging reads nothing from the database (``games.live`` holds the round); the accepted
+words waiting together (``games.writers.GroupCommit``) are one INSERT for the batch, each
+row conditional on its round still running, so a word is never answered ``accepted`` for a
+round that ended under it; a refused word waits in memory and is written with others in
+one statement. With hidden verdicts every entry is written at once, since the live counts
+count every entry.
 """
 
 from __future__ import annotations
 
 import contextlib
+from collections import Counter
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from django.db import connection, transaction
+from django.db import DEFAULT_DB_ALIAS, connections, transaction
+from django.db.backends.base.base import BaseDatabaseWrapper
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
@@ -44,6 +47,8 @@ from web.errors import ClientError, InvalidInput
 
 # Longest client_id kept for deduplicating resends.
 MAX_CLIENT_ID_LENGTH = 64
+# Submission.word's max_length: a longer word is stored cut.
+WORD_COLUMN = 80
 ROUND_OVER = "round_over"
 
 
@@ -170,18 +175,30 @@ class Entry:
 
 
 def store(entries: list[Entry]) -> list[SubmitResult | Exception]:
-    """Write judged entries, one INSERT each if its round is still running, in one
-    transaction; one outcome per entry (its answer, or the ClientError for it alone).
-    Memory learns what the database holds only once it is committed: an entry remembered
-    before a commit that then failed would be answered from memory but never stored.
-    Worker thread."""
+    """Write judged entries in one transaction, one INSERT for them all (each row only if its
+    round is still running and its player still in the room); one outcome per entry (its
+    answer, or the ClientError for it alone). Memory learns what the database holds only
+    once it is committed: an entry remembered before a commit that then failed would be
+    answered from memory but never stored. Worker thread."""
     outcomes: list[SubmitResult | Exception] = []
     learned: list[tuple[Entry, SubmitResult]] = []
-    with _transaction(len(entries)):
-        for entry in entries:
+    # This thread's connection, looked up once: each ``connection.x`` is a lookup of its own.
+    db = connections[DEFAULT_DB_ALIAS]
+    with _transaction(db, len(entries)):
+        together = _together(db, entries)
+        written = _insert_if_running(
+            db, [e for e, joins in zip(entries, together, strict=True) if joins]
+        )
+        for entry, joins in zip(entries, together, strict=True):
             with writers.in_language(entry.language):
                 try:
-                    result, stored = _store_one(entry)
+                    if not joins:  # after the entry it repeats, as if the batch were in turn
+                        result, stored = _store_one(db, entry)
+                    elif written[row := _row(entry)] > 0:
+                        written[row] -= 1
+                        result, stored = _written(entry), True
+                    else:
+                        result, stored = _not_written(entry)
                 except ClientError as error:
                     outcomes.append(error)
                     continue
@@ -193,9 +210,49 @@ def store(entries: list[Entry]) -> list[SubmitResult | Exception]:
     return outcomes
 
 
-def _store_one(entry: Entry) -> tuple[SubmitResult, bool]:
-    """The entry's answer, and whether the database holds something memory must learn
-    (the entry written now, or the same word stored before: ``already_entered``)."""
+def _together(db: BaseDatabaseWrapper, entries: list[Entry]) -> list[bool]:
+    """Which entries go in the batch's one INSERT: all but those that repeat an earlier
+    entry's client_id or accepted word (a resend, a second tab in the same batch). Those
+    are written one by one after it, so each meets the row the earlier one wrote and is
+    answered as it would be in turn; within one statement which of the two the database
+    keeps is not said. Without RETURNING (SQLite before 3.35) every entry goes alone."""
+    if not db.features.can_return_columns_from_insert:
+        return [False] * len(entries)
+    seen: set[tuple[object, ...]] = set()
+    together: list[bool] = []
+    for entry in entries:
+        round_id, player_id, judgement = entry.live.id, entry.player_id, entry.judgement
+        keys: list[tuple[object, ...]] = []
+        if entry.client_id:
+            keys.append(("client_id", round_id, player_id, entry.client_id))
+        if judgement.accepted:
+            keys.append(("word", round_id, player_id, judgement.word[:WORD_COLUMN]))
+        together.append(seen.isdisjoint(keys))
+        seen.update(keys)
+    return together
+
+
+def _store_one(db: BaseDatabaseWrapper, entry: Entry) -> tuple[SubmitResult, bool]:
+    """An entry written alone: its answer, and whether the database holds something memory
+    must learn."""
+    if _insert_if_running(db, [entry]):
+        return _written(entry), True
+    return _not_written(entry)
+
+
+def _written(entry: Entry) -> SubmitResult:
+    judgement = entry.judgement
+    return SubmitResult(
+        judgement.word, judgement.verdict, entry.client_id, entry.live.instant_verdicts
+    )
+
+
+def _not_written(entry: Entry) -> tuple[SubmitResult, bool]:
+    """Why the INSERT wrote nothing for the entry, as its answer, and whether the database
+    holds something memory must learn (the same word stored before: ``already_entered``).
+    The database has this entry already (a resend, or the word from another tab or
+    process: a unique constraint), or the round ended under us (the host, another
+    process), or the player left."""
     live, player_id, judgement, client_id = (
         entry.live,
         entry.player_id,
@@ -203,11 +260,6 @@ def _store_one(entry: Entry) -> tuple[SubmitResult, bool]:
         entry.client_id,
     )
     instant = live.instant_verdicts
-    if _insert_if_running(live.id, player_id, judgement, client_id, entry.received_at):
-        return SubmitResult(judgement.word, judgement.verdict, client_id, instant), True
-    # Nothing written: the database has this entry already (a resend, or the word from
-    # another tab or process: a unique constraint), or the round ended under us (the
-    # host, another process), or the player left.
     if client_id:
         stored = (
             Submission.objects.filter(round_id=live.id, player_id=player_id, client_id=client_id)
@@ -259,60 +311,91 @@ def _long_word(live: LiveRound, player_id: int, judgement: Judgement) -> tuple[i
     return None
 
 
-def _transaction(entries: int) -> contextlib.AbstractContextManager[object]:
+def _transaction(
+    db: BaseDatabaseWrapper, entries: int
+) -> contextlib.AbstractContextManager[object]:
     """The transaction around the INSERTs: on SQLite ``BEGIN IMMEDIATE`` (the process's
     writers queue; see web.sqlite), on PostgreSQL none of its own for a single entry (one
     statement in autocommit is one round trip, not three), and a savepoint inside an outer
     transaction."""
-    if entries == 1 and connection.vendor == "postgresql" and not connection.in_atomic_block:
+    if entries == 1 and db.vendor == "postgresql" and not db.in_atomic_block:
         return contextlib.nullcontext()
     return transaction.atomic()
 
 
 def _insert_if_running(
-    round_id: int,
-    player_id: int,
-    judgement: Judgement,
-    client_id: str,
-    received_at: float | None = None,
-) -> bool:
-    """INSERT the entry unless the round has ended or the player is no longer in the room;
-    True when written. ``received_at``: when it reached the server (epoch seconds; None:
-    now), kept apart from the row's ``created_at``, when it was written. On PostgreSQL the
-    round row is share-locked, so ending the round waits for this insert (and scores it),
-    or this insert waits for the end and writes nothing: never accepted and unscored. An
+    db: BaseDatabaseWrapper, entries: list[Entry]
+) -> Counter[tuple[object, ...]]:
+    """INSERT the entries, in one statement, but for those whose round has ended or whose
+    player is no longer in the room; returns the rows written (``_row``), as counts. An
+    entry's ``received_at``: when it reached the server (epoch seconds; None: now), kept
+    apart from the row's ``created_at``, when it was written. On PostgreSQL each row's round
+    row is share-locked, so ending the round waits for this insert (and scores it), or this
+    insert waits for the end and writes nothing for it: never accepted and unscored. An
     entry the database holds already (a unique constraint) is not written either, without
     an error: on PostgreSQL an error would abort the transaction, and the other entries of
-    the batch with it."""
-    lock = " FOR SHARE" if connection.vendor == "postgresql" else ""
+    the batch with it. The rows go in the entries' order (ids, hence results, follow it)."""
+    if not entries:
+        return Counter()
+    returning = len(entries) > 1  # one entry: the row count says (SQLite < 3.35: always)
+    sql, params = _insert_statement(db, entries, returning)
+    with db.cursor() as cursor:
+        cursor.execute(sql, params)
+        if returning:
+            return Counter(tuple(row) for row in cursor.fetchall())
+        return Counter({_row(entries[0]): 1}) if cursor.rowcount == 1 else Counter()
+
+
+def _insert_statement(
+    db: BaseDatabaseWrapper, entries: list[Entry], returning: bool = True
+) -> tuple[str, list[Any]]:
+    """``_insert_if_running``'s statement for the entries, and its parameters."""
+    lock = " FOR SHARE OF r" if db.vendor == "postgresql" else ""
     submission, round_ = Submission._meta.db_table, Round._meta.db_table
     player = Player._meta.db_table
+    # VALUES' columns are column1.. on both databases; column1 is the entry's place.
+    values = ", ".join(f"({n}, %s, %s, %s, %s, %s, %s)" for n in range(len(entries)))
     sql = (
         f"INSERT INTO {submission} "
         "(round_id, player_id, word, verdict, client_id, created_at, received_at, points,"
         " cancelled) "
-        "SELECT %s, %s, %s, %s, %s, %s, %s, NULL, %s "
-        f"WHERE EXISTS (SELECT 1 FROM {round_} WHERE id = %s AND status = %s{lock}) "
-        f"AND EXISTS (SELECT 1 FROM {player} WHERE id = %s AND left_at IS NULL AND NOT kicked) "
+        "SELECT v.column2, v.column3, v.column4, v.column5, v.column6, %s, v.column7, NULL, %s "
+        f"FROM (VALUES {values}) AS v "
+        # One check per row, both tables looked up by key: a lock keeps PostgreSQL from
+        # making the subquery a join, which could run it for every pair of player and row.
+        f"WHERE EXISTS (SELECT 1 FROM {round_} r, {player} p WHERE r.id = v.column2"
+        f" AND r.status = %s AND p.id = v.column3 AND p.left_at IS NULL AND NOT p.kicked{lock}) "
+        "ORDER BY v.column1 "
         "ON CONFLICT DO NOTHING"
     )
+    if returning:
+        sql += " RETURNING round_id, player_id, word, client_id, verdict"
     written = timezone.now()
-    now = connection.ops.adapt_datetimefield_value(written)
-    arrived = connection.ops.adapt_datetimefield_value(
-        written if received_at is None else datetime.fromtimestamp(received_at, tz=UTC)
+    adapt = db.ops.adapt_datetimefield_value
+    # In the statement's order: the SELECT list's created_at and cancelled, the VALUES, the
+    # round's status.
+    params: list[Any] = [adapt(written), False]
+    for entry in entries:
+        round_id, player_id, word, client_id, verdict = _row(entry)
+        arrived = adapt(
+            written
+            if entry.received_at is None
+            else datetime.fromtimestamp(entry.received_at, tz=UTC)
+        )
+        params += [round_id, player_id, word, verdict, client_id, arrived]
+    return sql, [*params, Round.Status.RUNNING]
+
+
+def _row(entry: Entry) -> tuple[int, int, str, str, str]:
+    """The entry as the INSERT returns its row: round, player, word, client_id, verdict."""
+    judgement = entry.judgement
+    return (
+        entry.live.id,
+        entry.player_id,
+        judgement.word[:WORD_COLUMN],
+        entry.client_id,
+        str(judgement.verdict),
     )
-    params: list[int | str | None] = [
-        round_id,
-        player_id,
-        judgement.word[:80],
-        judgement.verdict,
-        client_id,
-        now,
-        arrived,
-    ]
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [*params, False, round_id, Round.Status.RUNNING, player_id])
-        return cursor.rowcount == 1
 
 
 def round_over(entry: str, client_id: str) -> SubmitResult:

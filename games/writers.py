@@ -107,6 +107,8 @@ class GroupCommit(Generic[T, R]):
         self._lanes: dict[str | None, deque[_Waiting[T, R]]] = {}
         self._writing = 0  # batches on the threads now
         self._loop: asyncio.AbstractEventLoop | None = None
+        # A start of batches is scheduled for the loop's next turn (``write``).
+        self._start_scheduled = False
 
     async def write(self, lane: str | None, item: T) -> R:
         """Write ``item`` with the next batch and return its outcome (or raise its error)."""
@@ -116,9 +118,15 @@ class GroupCommit(Generic[T, R]):
             loop = asyncio.get_running_loop()
             if loop is not self._loop:  # a new loop (tests): the old one's batches are gone
                 self._loop, self._lanes, self._writing = loop, {}, 0
+                self._start_scheduled = False
             waiting: _Waiting[T, R] = _Waiting(item, loop.create_future())
             self._lanes.setdefault(lane, deque()).append(waiting)
-            self._start_batches()
+            # Started on the loop's next turn, not now: the words that other sockets' frames
+            # bring in this turn join the same batch (one hop to a thread and one
+            # transaction for all of them instead of one each while threads are free).
+            if not self._start_scheduled:
+                self._start_scheduled = True
+                loop.call_soon(self._start_batches_now)
             outcome = await waiting.future
         if isinstance(outcome, Exception):
             raise outcome
@@ -127,6 +135,10 @@ class GroupCommit(Generic[T, R]):
     def waiting(self) -> int:
         """Items waiting for a batch (tests, benchmarks)."""
         return sum(len(queue) for queue in self._lanes.values())
+
+    def _start_batches_now(self) -> None:
+        self._start_scheduled = False
+        self._start_batches()
 
     def _start_batches(self) -> None:
         while self._writing < _batches_at_once() and self._lanes:

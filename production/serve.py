@@ -86,6 +86,13 @@ def notify_systemd(state: str) -> None:
         logger.warning("could not notify systemd of %s: %s", state, error)
 
 
+# Connections the kernel holds for the process to accept (capped by net.core.somaxconn).
+# Twisted's default, 50, overflowed when a crowd's sockets opened at once behind nginx:
+# nginx gave up on each after its connect timeout and sent it to another web process,
+# splitting rooms that its room affinity keeps on one (docs/performance.md).
+LISTEN_BACKLOG = 1024
+
+
 # ---------------------------------------------------------------- before listening
 
 
@@ -338,7 +345,10 @@ def main(argv: list[str] | None = None) -> None:
     warm_up()
     server = DrainingServer(
         application=application,
-        endpoints=build_endpoint_description_strings(host=args.bind, port=args.port),
+        endpoints=[
+            f"{endpoint}:backlog={LISTEN_BACKLOG}"
+            for endpoint in build_endpoint_description_strings(host=args.bind, port=args.port)
+        ],
         drain_seconds=args.drain_seconds,
         ping_interval=PING_INTERVAL_SECONDS,
         ping_timeout=PING_TIMEOUT_SECONDS,

@@ -75,10 +75,17 @@ REPLAY_MARGIN_SECONDS = 1.0
 # Sent messages are remembered this long while Redis is well (longer during an outage, up
 # to HISTORY_MAX of them).
 HISTORY_SECONDS = 10.0
+# A process refreshes its memberships in the groups of its sockets this often (web.fanout),
+# and a member not refreshed for MEMBERSHIP_STALE_SECONDS is a process that died without
+# leaving: nothing is carried to it.
+MEMBERSHIP_REFRESH_SECONDS = 30.0
+MEMBERSHIP_STALE_SECONDS = 120.0
 HISTORY_MAX = 20_000
 
 
 class PooledRedisChannelLayer(RedisChannelLayer):
+    membership_refresh_seconds = MEMBERSHIP_REFRESH_SECONDS
+
     def __init__(self, *args: Any, pool_timeout: float = 10.0, **kwargs: Any) -> None:
         self.pool_timeout = pool_timeout
         super().__init__(*args, **kwargs)
@@ -147,13 +154,27 @@ class PooledRedisChannelLayer(RedisChannelLayer):
             self.recovery.failed(error)
 
     async def group_send(self, group: str, message: dict) -> None:
+        await self._send_recorded(group, message, None)
+
+    async def group_send_elsewhere(self, group: str, message: dict, here: str) -> None:
+        """``group_send`` to a group's members other than ``here`` (the sending process's
+        channel, whose sockets had the message from memory: ``web.fanout``): after one
+        ZRANGEBYSCORE, nothing more when ``here`` is its only live member, as it nearly
+        always is. Members not refreshed for ``MEMBERSHIP_STALE_SECONDS`` are processes
+        that died without leaving: not counted. Recorded for replays as ``group_send``."""
+        await self._send_recorded(group, message, here)
+
+    async def _send_recorded(self, group: str, message: dict, here: str | None) -> None:
+        """Send to the group (but to ``here`` alone), remembered for a replay; a Redis that
+        is down or fails only marks the message to be sent again when it answers."""
         self.recovery.ensure_watching()
         entry = self.recovery.record(group, message)
         if self.recovery.down:  # do not wait for a Redis known to be down: sent when back
             entry.failed = True
             return
         try:
-            await super().group_send(group, message)
+            if here is None or await self._has_others(group, here):
+                await super().group_send(group, message)
         except REDIS_ERRORS as error:
             entry.failed = True
             self.recovery.failed(error)
@@ -162,6 +183,30 @@ class PooledRedisChannelLayer(RedisChannelLayer):
                 group,
                 error,
             )
+
+    async def _has_others(self, group: str, here: str) -> bool:
+        """Whether the group has a live member besides ``here``."""
+        connection = self.connection(self.consistent_hash(group))
+        live_since = time.time() - MEMBERSHIP_STALE_SECONDS
+        members = await connection.zrangebyscore(self._group_key(group), live_since, "+inf")
+        return any(member.decode() != here for member in members)
+
+    async def refresh_groups(self, groups: list[str], channel: str) -> None:
+        """Mark ``channel`` (a process's) alive in its groups, and drop the members of those
+        groups that nobody refreshed for ``MEMBERSHIP_STALE_SECONDS`` (processes that died
+        without leaving); one pipeline per Redis."""
+        now = time.time()
+        by_connection: dict[int, list[str]] = {}
+        for group in groups:
+            by_connection.setdefault(self.consistent_hash(group), []).append(group)
+        for index, some in by_connection.items():
+            pipe = self.connection(index).pipeline(transaction=False)
+            for group in some:
+                key = self._group_key(group)
+                pipe.zadd(key, {channel: now})
+                pipe.zremrangebyscore(key, 0, now - MEMBERSHIP_STALE_SECONDS)
+                pipe.expire(key, self.group_expiry)
+            await pipe.execute()
 
     async def raw_group_send(self, group: str, message: dict) -> None:
         """channels_redis's group_send: no record, errors raised (the watcher's replays)."""

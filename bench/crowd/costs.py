@@ -16,8 +16,9 @@ The counters, flattened into one ``dict[str, float]`` per snapshot (``read_count
 - ``pg.db.<column>``: ``pg_stat_database`` of the run's own database (transactions, rows
   inserted, updated, deleted, fetched, returned), ``pg.table.<table>.<ins|upd|del>`` from
   ``pg_stat_user_tables``, and ``pg.wal`` (bytes of write-ahead log, the whole cluster);
-- ``cpu.<process>``: CPU seconds of each server process tree (Daphnes, worker, beat) and,
-  with private services, of the redis-server and the PostgreSQL cluster;
+- ``cpu.<process>``: CPU seconds of each server process tree (Daphnes, worker, beat, and
+  with ``--through-nginx`` nginx) and, with private services, of the redis-server and the
+  PostgreSQL cluster;
 - ``ws.*``: what this client's sockets sent and received (frames, payload bytes, room
   events, verdicts).
 
@@ -32,6 +33,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
+
+from bench.crowd import loop_lag
 
 if TYPE_CHECKING:
     from bench.crowd.run import Metrics, Run
@@ -69,6 +72,8 @@ def read_counters(run: Run) -> dict[str, float]:
             counters[f"cpu.{name}"] = seconds
     if site.probe is not None:
         counters.update(site.probe.read())
+    if site.processes:  # a site this run started: its web processes' /metrics
+        counters.update(loop_lag.counters(site.daphne_urls or site.urls))
     return counters
 
 
@@ -154,6 +159,18 @@ def postgres_figures(counts: Counts, per: dict[str, float]) -> dict[str, Any]:
     return figures
 
 
+def nginx_figures(play: Counts, verdicts: float, frames_in: float) -> dict[str, Any] | None:
+    """nginx's CPU in play (--through-nginx), per verdict and per frame it passed on."""
+    if "cpu.nginx" not in play:
+        return None
+    seconds = play["cpu.nginx"]
+    return {
+        "cpu_seconds": round(seconds, 2),
+        "cpu_ms_per_verdict": _ratio(seconds * 1000, verdicts, 3),
+        "cpu_ms_per_frame_sent": _ratio(seconds * 1000, frames_in, 3),
+    }
+
+
 def cpu_figures(counts: Counts) -> dict[str, float]:
     return {k: round(v, 2) for k, v in sorted(_prefixed(counts, "cpu.").items())}
 
@@ -196,7 +213,9 @@ def build_costs(
         if rooms_playing and play_seconds
         else 0.0
     )
-    end = {k: v - play.get(k, 0.0) * play_share for k, v in end.items()}
+    end = {
+        k: v if k.startswith("lag.") else v - play.get(k, 0.0) * play_share for k, v in end.items()
+    }
 
     costs["play"] = {
         "seconds": round(play_seconds, 1),
@@ -215,6 +234,13 @@ def build_costs(
             "verdicts_per_cpu_second": _ratio(verdicts, daphne_cpu, 0),
             "cpu_ms_per_verdict_less_idle": less_idle("cpu.daphne", verdicts, 1000.0),
         },
+        "nginx": nginx_figures(play, verdicts, frames_in),
+        # The web tier: what serving the players cost, nginx included when it is there.
+        "web": {
+            "cpu_ms_per_verdict": _ratio(
+                (daphne_cpu + play.get("cpu.nginx", 0.0)) * 1000, verdicts, 3
+            ),
+        },
         "redis": redis_figures(play, per_play)
         | {
             "commands_per_accepted_word_less_idle": less_idle("redis.cmd.", accepted),
@@ -226,6 +252,7 @@ def build_costs(
             "rows_fetched_per_accepted_word_less_idle": less_idle("pg.db.tup_fetched", accepted),
         },
         "sockets": socket_figures(play, sockets, play_seconds),
+        "loop_lag": loop_lag.summary(play),
     }
     costs["round_end"] = {
         "seconds": round(end_seconds, 1),
@@ -238,6 +265,7 @@ def build_costs(
         "redis": redis_figures(end, {"room": rooms_ended}),
         "postgres": postgres_figures(end, {"room": rooms_ended}),
         "sockets": socket_figures(end, sockets, None),
+        "loop_lag": loop_lag.summary(end),
     }
     costs["idle"] = {
         "seconds": round(idle_seconds, 1),

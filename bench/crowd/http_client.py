@@ -4,6 +4,8 @@ nobody listening."""
 
 from __future__ import annotations
 
+import functools
+import http.client
 import json
 import time
 import urllib.error
@@ -39,6 +41,26 @@ class HttpResult:
 _OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
 
+class _FromAddress(urllib.request.HTTPHandler):
+    """Plain HTTP from one local address (--through-nginx: each player's own loopback
+    address, bench.crowd.nginx.player_address)."""
+
+    def __init__(self, source: str) -> None:
+        super().__init__()
+        self.source = source
+
+    def http_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+        connection = functools.partial(http.client.HTTPConnection, source_address=(self.source, 0))
+        return self.do_open(connection, req)
+
+
+@functools.cache
+def _opener(source: str | None) -> urllib.request.OpenerDirector:
+    if source is None:
+        return _OPENER
+    return urllib.request.build_opener(urllib.request.ProxyHandler({}), _FromAddress(source))
+
+
 def http_call(
     base: str,
     method: str,
@@ -47,8 +69,9 @@ def http_call(
     token: str | None = None,
     timeout: float = 60.0,
     idempotency_key: str | None = None,
+    source: str | None = None,
 ) -> HttpResult:
-    """One HTTP request; never raises."""
+    """One HTTP request (from the local address ``source`` when given); never raises."""
     data = json.dumps(body).encode() if body is not None else None
     headers = {"Accept": "application/json"}
     if idempotency_key:
@@ -60,7 +83,7 @@ def http_call(
     request = urllib.request.Request(base + path, data=data, method=method, headers=headers)
     started = time.perf_counter()
     try:
-        with _OPENER.open(request, timeout=timeout) as response:
+        with _opener(source).open(request, timeout=timeout) as response:
             status, raw = response.status, response.read()
     except urllib.error.HTTPError as error:
         status = error.code

@@ -190,7 +190,11 @@ async def sleep_until(wall: float) -> None:
 async def play_round(run: Run, rooms: list[Room], number: int, window: Window) -> None:
     players = [player for room in rooms for player in room.players]
     run.phase = f"round {number}: before play"
-    profiler = Profiler(Path(run.args.profile), run.site) if run.args.profile else None
+    profiler = (
+        Profiler(Path(run.args.profile), run.site, run.args.profile_format)
+        if run.args.profile
+        else None
+    )
     if profiler is not None:
         profiler.start(f"round{number}")
     try:
@@ -344,6 +348,7 @@ async def run_load(run: Run) -> dict[str, Any]:
             await burst(run)
         rooms = await set_up_rooms(run)
         connected = await connect_all(run, rooms)
+        report["sockets_by_daphne"] = await asyncio.to_thread(run.site.sockets_by_daphne)
         # This one process plays a thousand phones: its cycle collector, walking every
         # player's state and the rounds' results, paused it for up to half a second, and
         # the pause counted in every latency it measured (the server's frames waited

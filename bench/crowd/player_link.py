@@ -16,9 +16,10 @@ from collections import Counter
 from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from bench.crowd.http_client import is_refused
+from bench.crowd.nginx import player_address
 from bench.crowd.run import Pending, Room, Run
 
 CLOSE_NO_RECONNECT = {1000, 4001, 4400, 4403, 4404}
@@ -38,6 +39,9 @@ class PlayerLink(ABC):
         self.index = index
         self.base = base
         self.nickname = f"p{index}"
+        # --through-nginx: the player's own loopback address, for its requests and socket
+        # (nginx's per-address limits count each player apart, as phones on their networks).
+        self.source: str | None = player_address(index) if run.site.through_nginx else None
         self.id: int | None = None
         self.token: str | None = None
         self.ws: ClientConnection | None = None
@@ -103,7 +107,7 @@ class PlayerLink(ABC):
         key = uuid.uuid4().hex  # a retry is the same request (docs/api.md, retrying)
         for _ in range(3):
             result = await self.run.http(
-                "create room", "POST", "/api/rooms", body, idempotency_key=key
+                "create room", "POST", "/api/rooms", body, idempotency_key=key, source=self.source
             )
             if result.ok and self._credentials(result.body):
                 self.room.code = result.body["room"]["code"]
@@ -118,7 +122,9 @@ class PlayerLink(ABC):
         path = f"/api/rooms/{self.room.code}/join"
         key = uuid.uuid4().hex
         for attempt in range(3):
-            result = await self.run.http("join room", "POST", path, body, idempotency_key=key)
+            result = await self.run.http(
+                "join room", "POST", path, body, idempotency_key=key, source=self.source
+            )
             if result.ok and self._credentials(result.body):
                 return True
             if 400 <= result.status < 500:
@@ -154,6 +160,8 @@ class PlayerLink(ABC):
             bases += [url for url in self.run.site.urls if url != self.base]
         ws: ClientConnection | None = None
         why = ""
+        # passed on to create_connection: the player's own source address (--through-nginx)
+        source: dict[str, Any] = {"local_addr": (self.source, 0)} if self.source else {}
         for base in bases:
             try:
                 ws = await connect(
@@ -166,9 +174,12 @@ class PlayerLink(ABC):
                     max_size=None,
                     max_queue=1024,
                     proxy=None,
+                    **source,
                 )
             except Exception as error:
                 why = type(error).__name__
+                if isinstance(error, InvalidStatus):  # e.g. a proxy's 502 or 504
+                    why += f" {error.response.status_code}"
                 if isinstance(error, ConnectionRefusedError) or is_refused(str(error)):
                     continue
                 return None, why

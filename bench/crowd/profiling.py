@@ -3,7 +3,9 @@
 py-spy (requirements-dev.txt) samples each Daphne from outside, without pausing it, from the
 first room's start until the round's results are read, and writes one flame graph per
 process and round: ``DIR/daphne-<port>-round<N>.svg`` (open it in a browser: the widest
-boxes are where the time went). Sampling needs ptrace rights over the Daphnes: root, or
+boxes are where the time went), or with ``--profile-format raw`` the collapsed stacks
+(``.txt``, one stack and its sample count a line) that ``bench/profile_summary.py`` sums by
+function. Sampling needs ptrace rights over the Daphnes: root, or
 ``kernel.yama.ptrace_scope = 0``; without them py-spy's own error is printed and the run
 goes on unprofiled.
 """
@@ -30,8 +32,9 @@ WRITE_SECONDS = 30.0
 class Profiler:
     """Records every Daphne of ``site`` between ``start`` and ``stop``."""
 
-    def __init__(self, directory: Path, site: Site) -> None:
+    def __init__(self, directory: Path, site: Site, output_format: str = "flamegraph") -> None:
         self.directory = directory
+        self.output_format = output_format
         self.site = site
         self.recording: list[tuple[subprocess.Popen[bytes], Path]] = []
 
@@ -53,7 +56,8 @@ class Profiler:
             return
         self.directory.mkdir(parents=True, exist_ok=True)
         for daphne in self.site.find("daphne"):
-            output = self.directory / f"{daphne.name}-{label}.svg"
+            suffix = "svg" if self.output_format == "flamegraph" else "txt"
+            output = self.directory / f"{daphne.name}-{label}.{suffix}"
             command = [
                 executable,
                 "record",
@@ -62,8 +66,13 @@ class Profiler:
                 "--rate",
                 str(SAMPLES_PER_SECOND),
                 "--nonblocking",
+                # Only the thread holding the GIL: Python's CPU, not threads waiting on the
+                # database or epoll (without it those waits fill half the samples).
+                "--gil",
+                # Granian serves from a worker process, a child of the one started.
+                *(["--subprocesses"] if self.site.server == "granian" else []),
                 "--format",
-                "flamegraph",
+                self.output_format,
                 "--output",
                 str(output),
             ]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import os
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 from bench.crowd.costs import build_costs
@@ -29,8 +30,12 @@ def build_report(run: Run, load: dict[str, Any]) -> dict[str, Any]:
         "config": {
             "mode": site.mode,
             "urls": site.urls,
-            "daphnes": len(site.urls),
-            "route": getattr(args, "route", "round-robin"),
+            "daphnes": len(site.daphne_urls or site.urls),
+            "server": site.server,  # the web processes' ASGI server (--server)
+            "through_nginx": site.nginx_url,
+            "route": "nginx: hash of the room code"
+            if site.nginx_url
+            else getattr(args, "route", "round-robin"),
             "private_services": bool(getattr(args, "private_services", False)),
             "players": args.players,
             "room_size": args.room_size,
@@ -47,6 +52,7 @@ def build_report(run: Run, load: dict[str, Any]) -> dict[str, Any]:
         "players_playing": load["players_in"],
         "websockets": {
             "connected": load.get("connected", 0),
+            "by_daphne": load.get("sockets_by_daphne", {}),
             "connect_failures": dict(m.connect_failures),
             "drops_by_close_code": dict(m.socket_drops),
             "reconnects": m.reconnects,
@@ -156,7 +162,7 @@ def build_report(run: Run, load: dict[str, Any]) -> dict[str, Any]:
             end_play_room_seconds=window.end_play_room_seconds,
             round_seconds=args.round_seconds * args.rounds,
             sockets=load["players_in"],
-            daphnes=len(site.urls),
+            daphnes=len(site.daphne_urls or site.urls),
             sources=site.services_note()
             if site.mode == "production"
             else {"redis": "none (embedded: the channel layer is in memory)", "postgres": "none"},
@@ -256,6 +262,8 @@ def print_report(report: dict[str, Any]) -> None:
         f" {_counts(ws['connect_failures']) or 0}; drops {_counts(ws['drops_by_close_code']) or 0};"
         f" reconnects {ws['reconnects']}, failed {_counts(ws['reconnect_failures']) or 0}"
     )
+    if ws["by_daphne"]:
+        add(f"    websockets each Daphne held, all connected: {_counts(ws['by_daphne'])}")
     sent = report["words_sent"]
     add(
         f"words sent: {sent['total']:,} (real {sent.get('real', 0):,}, garbage"
@@ -434,6 +442,13 @@ def cost_lines(costs: dict[str, Any]) -> list[str]:
         f" less the idle rate {_n(d['cpu_ms_per_verdict_less_idle'])} ms per verdict;"
         f" CPU s by process: {_counts(play['cpu_seconds'])}"
     )
+    n = play["nginx"]
+    if n is not None:
+        add(
+            f"    nginx: {n['cpu_seconds']} CPU s: {_n(n['cpu_ms_per_verdict'])} ms per verdict,"
+            f" {_n(n['cpu_ms_per_frame_sent'])} ms per frame sent; web tier (Daphnes + nginx)"
+            f" {_n(play['web']['cpu_ms_per_verdict'])} ms per verdict"
+        )
     r = play["redis"]
     if r["commands"]:
         add(
@@ -465,12 +480,14 @@ def cost_lines(costs: dict[str, Any]) -> list[str]:
         f" per socket {_n(so['room_events_per_socket'])}; bytes to clients by type:"
         f" {_counts(so['bytes_to_clients_by_type'])}"
     )
+    add_loop_lag(add, "    web event-loop lag in play", play.get("loop_lag"))
     add(
         f"costs of the rounds' end ({end['seconds']} s from the first deadline to the last"
         f" player's results, {end['rooms']} rooms; less the play of the rooms still playing"
         f" then, {end['play_taken_off_room_seconds']} room-seconds at the play rate):"
         f" CPU ms per room {_counts(end['cpu_ms_per_room'])}"
     )
+    add_loop_lag(add, "    web event-loop lag at the rounds' end", end.get("loop_lag"))
     if end["redis"]["commands"]:
         add(
             f"    Redis {_n(end['redis']['commands_per_room'])} commands per room"
@@ -512,3 +529,13 @@ def _tables(tables: dict[str, dict[str, int]]) -> str:
         )
         or "none"
     )
+
+
+def add_loop_lag(add: Callable[[str], None], title: str, lag: dict[str, Any] | None) -> None:
+    """One line: each web process's event-loop lag (web.loop_lag) over a window."""
+    if lag:
+        parts = [
+            f"{name} p50 {f['p50']}, p99 {f['p99']}, max {f['max']} (n={f['wakeups']})"
+            for name, f in lag.items()
+        ]
+        add(f"{title}: {'; '.join(parts)}")

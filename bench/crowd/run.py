@@ -154,14 +154,18 @@ class Run:
         token: str | None = None,
         base: str | None = None,
         idempotency_key: str | None = None,
+        source: str | None = None,
     ) -> HttpResult:
+        """``source``: the local address to send from (a player's, --through-nginx)."""
         loop = asyncio.get_running_loop()
         routed = base is None
         base = base or self.url()
         sent = time.time()
         result = await loop.run_in_executor(
             self.pool,
-            lambda: http_call(base, method, path, body, token, idempotency_key=idempotency_key),
+            lambda: http_call(
+                base, method, path, body, token, idempotency_key=idempotency_key, source=source
+            ),
         )
         if routed and self.fault_mode and is_refused(result.error):
             # A proxy sends a request whose backend refused the connection to another one.

@@ -1,7 +1,8 @@
 """The site under test (``Site``): started here, embedded (SQLite, one Daphne) or in
-production (PostgreSQL, Redis, Daphnes, a Celery worker and beat), or given by ``--url``;
-its processes broken on purpose (--faults), its statement counts and logs read, and every
-process, database and key it made removed at the end."""
+production (PostgreSQL, Redis, Daphnes, a Celery worker and beat, and with
+``--through-nginx`` the production nginx in front of them: ``bench.crowd.nginx``), or given
+by ``--url``; its processes broken on purpose (--faults), its statement counts and logs
+read, and every process, database and key it made removed at the end."""
 
 from __future__ import annotations
 
@@ -22,9 +23,11 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from bench.crowd import nginx, servers
 from bench.crowd.figures import log
 from bench.crowd.http_client import http_call
 from bench.crowd.processes import ProcessMonitor, Started
+from bench.crowd.scrape import metrics_text
 from bench.crowd.service_probe import ServiceProbe
 from bench.crowd.services import PrivatePostgres, PrivateRedis
 from boggle_site import env as env_settings
@@ -51,7 +54,11 @@ class Site:
     def __init__(self, args: argparse.Namespace, private: bool = False) -> None:
         self.args = args
         self.mode: str = "url" if args.url else args.mode
+        # Where the players go: the Daphnes, or with --through-nginx nginx alone.
         self.urls: list[str] = [url.rstrip("/") for url in args.url or []]
+        self.daphne_urls: list[str] = []  # the Daphnes this run started
+        self.through_nginx: bool = bool(getattr(args, "through_nginx", False))
+        self.nginx_url: str | None = None
         self.tmp = Path(tempfile.mkdtemp(prefix="boggle-load-"))
         self.stats_dir: Path | None = None
         self.processes: list[Started] = []
@@ -72,6 +79,9 @@ class Site:
         # services the CPU of the redis-server and the PostgreSQL cluster.
         self.probe: ServiceProbe | None = None
         self.services_monitor = ProcessMonitor()
+        # The web processes' ASGI server (--server; bench.crowd.servers): Daphne unless asked.
+        self.server: str = getattr(args, "server", "daphne")
+        self.server_python: Path | None = None
 
     # -- starting
 
@@ -96,6 +106,10 @@ class Site:
         if self.mode == "url":
             log(f"using the running site at {', '.join(self.urls)} (nothing started)")
             return
+        if self.server != "daphne":  # before anything starts: its virtualenv may be missing
+            self.server_python = servers.venv_python()
+            self.notes.append(servers.NOT_PRODUCTION.format(server=self.server))
+            log(self.notes[-1])
         self.stats_dir = self.tmp / "statements"
         self.stats_dir.mkdir()
         env = self.base_env()
@@ -104,12 +118,20 @@ class Site:
         else:
             env.update(self._production_services())
         self._setup(env)
+        if self.through_nginx:
+            # The Daphnes believe nginx's X-Forwarded-For, as production's do.
+            env["BOGGLE_TRUSTED_PROXIES"] = nginx.TRUSTED_PROXIES
         run_env = self.run_env = {**env, STATS_VARIABLE: str(self.stats_dir)}
         venv_bin = Path(sys.executable).parent
         daphnes = 1 if self.mode == "embedded" else self.args.daphnes
-        for port in free_ports(daphnes):
+        # nginx's port picked with the Daphnes': a Daphne listens only once it is ready.
+        ports = free_ports(daphnes + self.through_nginx)
+        for port in ports[:daphnes]:
             self.start_daphne(port)
             self.urls.append(f"http://127.0.0.1:{port}")
+        self.daphne_urls = list(self.urls)
+        if self.through_nginx:
+            self._start_nginx(ports[-1], tuple(ports[:daphnes]))
         if self.mode == "production":
             celery = str(venv_bin / "celery")
             self._spawn(
@@ -134,11 +156,31 @@ class Site:
         self.monitor.start()
         if self.mode == "production":
             self._start_probe(env)
-        for url in self.urls:
+        for url in self.daphne_urls:
             self._wait_ready(url)
+        if self.nginx_url is not None:
+            self._wait_ready(self.nginx_url)
+            # Every request and socket of the load goes through nginx from now on.
+            self.urls = [self.nginx_url]
+            log(f"nginx on {self.nginx_url} in front of {', '.join(self.daphne_urls)}")
         if self.mode == "production":
             self._wait_worker()
         log(f"site up: {self.mode}, {', '.join(self.urls)}")
+
+    def _start_nginx(self, port: int, daphne_ports: tuple[int, ...]) -> None:
+        """The production nginx (bench.crowd.nginx) on ``port``, in front of the Daphnes."""
+        binary = nginx.nginx_binary()
+        if binary is None:
+            raise SystemExit(
+                "load: --through-nginx needs nginx (Debian: apt-get install nginx; bin/test"
+                " installs it when run as root)"
+            )
+        files = nginx.write_config(self.tmp / "nginx-run", port, daphne_ports)
+        refused = nginx.check_config(files, binary)
+        if refused is not None:
+            raise SystemExit(f"load: nginx refused its configuration:\n{refused}")
+        self._spawn("nginx", files.command(binary), dict(os.environ))
+        self.nginx_url = files.url
 
     def _production_services(self) -> dict[str, str]:
         if self.private:
@@ -302,17 +344,13 @@ class Site:
 
     def start_daphne(self, port: int) -> Started:
         """A Daphne as production runs it (``production.serve``: it listens once ready, and
-        drains on SIGTERM)."""
-        command = [
-            sys.executable,
-            "-m",
-            "production.serve",
-            "-b",
-            # bench/abuse.py's attacker comes from another of this machine's addresses
-            getattr(self.args, "bind", "127.0.0.1"),
-            "-p",
-            str(port),
-        ]
+        drains on SIGTERM); with --server, Uvicorn or Granian instead."""
+        # bench/abuse.py's attacker comes from another of this machine's addresses
+        bind = getattr(self.args, "bind", "127.0.0.1")
+        command = [sys.executable, "-m", "production.serve", "-b", bind, "-p", str(port)]
+        if self.server_python is not None:
+            command = servers.command(self.server, self.server_python, bind, port)
+        # Named daphne-<port> whatever the server: costs, profiles and faults look for that.
         self._spawn(f"daphne-{port}", command, self.run_env)
         return self.processes[-1]
 
@@ -382,13 +420,30 @@ class Site:
             "transaction": transaction,
         }
 
+    def sockets_by_daphne(self) -> dict[str, int]:
+        """Websockets each Daphne holds now, from its own /metrics (``boggle_sockets_open``,
+        read from loopback straight from the Daphne): with --through-nginx, how the hash on
+        the room code spread the rooms."""
+        counts: dict[str, int] = {}
+        for url in self.daphne_urls:
+            text = metrics_text(url)
+            if text is None:
+                continue
+            for line in text.splitlines():
+                if line.startswith("boggle_sockets_open "):
+                    counts[f"daphne-{url.rsplit(':', 1)[-1]}"] = int(float(line.split()[1]))
+        return counts
+
     def server_logs(self) -> dict[str, Any]:
         """Error lines in the started processes' logs."""
         errors: Counter[str] = Counter()
         exceptions: Counter[str] = Counter()  # the last line of each traceback
         lines = tracebacks = 0
-        pattern = re.compile(r"\b(ERROR|CRITICAL)\b")
+        python_errors = re.compile(r"\b(ERROR|CRITICAL)\b")
+        # nginx's error log (its stderr): error and worse; its access lines never match.
+        nginx_errors = re.compile(r"\[(error|crit|alert|emerg)\]")
         for started in self.processes:
+            pattern = nginx_errors if started.name == "nginx" else python_errors
             try:
                 text = started.log_path.read_text(errors="replace")
             except OSError:
@@ -404,7 +459,10 @@ class Site:
                         in_traceback = False
                 elif pattern.search(line):
                     lines += 1
-                    short = re.sub(r"^\d{4}-\d\d-\d\d [\d:,.]+ ", "", line.strip())[:160]
+                    short = re.sub(r"^\d{4}-\d\d-\d\d [\d:,.]+ ", "", line.strip())
+                    # nginx's "2025/01/02 10:11:12 [error] 12#12: *34 ": by kind, not by time
+                    short = re.sub(r"^\S+ \S+ (\[\w+\]) \d+#\d+: (\*\d+ )?", r"\1 ", short)
+                    short = short.split(", client: ", 1)[0][:160]
                     errors[f"{started.name}: {short}"] += 1
         return {
             "error_lines": lines,

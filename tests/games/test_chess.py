@@ -10,6 +10,8 @@ its flag fell a moment ago (``run_out``), and the deadline watcher lets it fall.
 
 from __future__ import annotations
 
+import asyncio
+import uuid
 from dataclasses import replace
 from datetime import UTC, datetime
 
@@ -23,13 +25,17 @@ from games import events, rounds, tasks, words
 from games.chess import ChessGame
 from games.models import Round
 from tests.games.ws_helpers import (
+    PATIENCE,
+    Player,
     ask,
     collect,
     connect,
     create_room,
     join_room,
+    receive,
     receive_until,
     seconds_from_now,
+    send,
     set_round_times,
     start_round,
     submit,
@@ -59,6 +65,32 @@ async def start_chess(*players) -> tuple[Round, dict]:
     started = [await receive_until(p.comm, "chess.turn", reason="start") for p in players]
     assert all(event["chess"] == started[0]["chess"] for event in started)
     return round_, started[0]["chess"]
+
+
+async def play(player: Player, word: str) -> dict:
+    """Submit a word and return its verdict, and when it counted, read the ``chess.turn``
+    it caused off the player's own socket too. Room events caused by a message may arrive
+    before or after its answer (docs/api.md): ``submit`` drops what comes before its
+    answer, so waiting for the event after it could wait for one already dropped."""
+    assert player.comm is not None
+    request_id = f"play-{uuid.uuid4().hex}"
+    await send(player.comm, "submit", request_id=request_id, word=word)
+    loop = asyncio.get_running_loop()
+    end = loop.time() + PATIENCE
+    verdict: dict | None = None
+    played = False
+    while verdict is None or (verdict.get("accepted") and not played):
+        message = await receive(player.comm, timeout=max(end - loop.time(), 0.01))
+        if message.get("request_id") == request_id:
+            verdict = message
+        elif message["type"] == "chess.turn" and (
+            message["reason"],
+            message["player_id"],
+            message["word"],
+        ) == ("played", player.id, word):
+            played = True
+    assert verdict is not None  # the loop ends only once it came
+    return verdict
 
 
 def by_id(players) -> dict:
@@ -161,9 +193,8 @@ async def test_a_refused_or_repeated_word_keeps_the_clock_running():
     players = await chess_room("Bob")
     round_, chess = await start_chess(*players)
     first, second = (by_id(players)[entry["id"]] for entry in chess["players"])
-    assert (await submit(first.comm, "cats"))["verdict"] == "accepted"
-    for player in (first, second):
-        await receive_until(player.comm, "chess.turn", reason="played")
+    assert (await play(first, "cats"))["verdict"] == "accepted"
+    await receive_until(second.comm, "chess.turn", reason="played")
     running = (await stored_game(round_)).clock
     for word, verdict in (
         ("zebra", "not_on_board"),
@@ -187,8 +218,7 @@ async def test_a_flag_falls_with_no_message_and_the_last_one_left_wins():
     players = await chess_room("Bob", "Cy")
     round_, chess = await start_chess(*players)
     first, second, third = (by_id(players)[entry["id"]] for entry in chess["players"])
-    assert (await submit(first.comm, "went"))["verdict"] == "accepted"  # 1 point
-    await receive_until(first.comm, "chess.turn", reason="played")
+    assert (await play(first, "went"))["verdict"] == "accepted"  # 1 point
     # The second player's clock runs out: nobody sends anything, the server puts them out.
     fell = await run_out(round_.id)
     flagged = await receive_until(third.comm, "chess.turn", reason="flag")
@@ -226,8 +256,7 @@ async def test_with_two_players_the_first_to_zero_loses_whatever_the_points():
     first, second = (by_id(players)[entry["id"]] for entry in chess["players"])
     assert (await submit(first.comm, "quiet"))["verdict"] == "accepted"
     await receive_until(second.comm, "chess.turn", reason="played")
-    assert (await submit(second.comm, "went"))["verdict"] == "accepted"
-    await receive_until(second.comm, "chess.turn", reason="played", player_id=second.id)
+    assert (await play(second, "went"))["verdict"] == "accepted"
     await run_out(round_.id)  # the first player's clock: more points, but out
     flagged = await receive_until(second.comm, "chess.turn", reason="flag")
     assert (flagged["player_id"], flagged["chess"]["winner"]) == (first.id, second.id)

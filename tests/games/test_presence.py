@@ -99,14 +99,14 @@ def test_a_socket_that_opens_during_a_beat_keeps_its_row(sent: list) -> None:
     newcomer = channel()
 
     def open_a_socket_meanwhile(execute, sql, params, many, context):
-        result = execute(sql, params, many, context)
+        # Once the beat has renewed its rows, just before it reads them.
         if (
-            sql.startswith("UPDATE")
+            sql.startswith("SELECT")
             and "games_connection" in sql
             and newcomer not in presence._open
         ):
             connect(ann, newcomer)  # on the event loop, in the real server
-        return result
+        return execute(sql, params, many, context)
 
     with db_connection.execute_wrapper(open_a_socket_meanwhile):
         assert presence.beat() == []
@@ -187,3 +187,20 @@ def test_hosting_stays_when_nobody_else_is_there_or_the_host_is_back() -> None:
     connect(bob, channel())
     assert presence.pass_on_hosting_from_absent_hosts() == 0  # the host is back
     assert Room.objects.get(pk=room.pk).host_id == ann.id
+
+
+def test_a_socket_closed_while_another_was_swept_still_goes_offline(sent: list) -> None:
+    """The beat compares which sockets it renewed with which are open, not how many: one
+    socket's row swept by another process (this one could not reach the database) while
+    another socket closed here left the counts equal, and the closed socket's player online
+    for as long as the process ran."""
+    room, ann = rooms.do_create_room("Ann")
+    bob = rooms.do_join_room(room, "Bob")
+    connect(ann, ann_socket := channel())
+    connect(bob, bob_socket := channel())
+    Connection.objects.filter(channel_name=ann_socket).delete()  # swept elsewhere
+    presence.forget(bob_socket)  # Bob's socket closed here
+    offline = presence.beat()
+    assert [(event["player_id"], event["online"]) for _, event in offline] == [(bob.id, False)]
+    assert set(Connection.objects.values_list("channel_name", flat=True)) == {ann_socket}
+    assert online(room) == {"Ann": True, "Bob": False}

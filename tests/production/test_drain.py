@@ -14,6 +14,7 @@ import os
 import shutil
 import signal
 import socket
+import subprocess
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,7 +23,7 @@ import psycopg
 import pytest
 from psycopg import sql
 
-from production import run
+from production import run, serve
 from tests.servers import throwaway_postgres_database
 from tests.stack import (
     SOLO_WORKER,
@@ -222,6 +223,8 @@ def test_the_port_opens_only_once_the_process_is_ready(
                         )
                     )
                 poll_until(lambda: listening(port), "the process listens", timeout=60)
+                # A crowd's connections opened at once wait in the kernel, not refused.
+                assert listen_backlog(port) >= min(serve.LISTEN_BACKLOG, somaxconn())
                 poll_until(lambda: "READY=1" in notices(receiver, seen), "READY=1")
                 assert "warm" in process.output() or "word lists loaded" in process.output()
 
@@ -239,3 +242,15 @@ def test_the_port_opens_only_once_the_process_is_ready(
                             sql.Identifier(later)
                         )
                     )
+
+
+def listen_backlog(port: int) -> int:
+    """The backlog of the socket listening on ``port`` (ss's Send-Q for a listener)."""
+    lines = subprocess.run(
+        ["ss", "-ltnH", f"sport = :{port}"], capture_output=True, text=True, check=True
+    ).stdout.split()
+    return int(lines[2])
+
+
+def somaxconn() -> int:
+    return int(Path("/proc/sys/net/core/somaxconn").read_text())

@@ -250,6 +250,9 @@ def test_the_documented_metrics_are_the_ones_served() -> None:
 
     families.extend([*VERDICT_SECONDS.describe(), *WORDS_JUDGED.describe()])
     families.extend(metrics.SOCKET_SERVER_ERRORS.describe())
+    from web.loop_lag import LOOP_LAG
+
+    families.extend(LOOP_LAG.describe())
     suffixes = {"counter": ("_total",), "histogram": ("_bucket", "_count", "_sum")}
     for family in families:
         served.add(family.name)
