@@ -135,6 +135,8 @@ class RoomConsumer(AsyncWebsocketConsumer):
                 await self.dispatch(await receive())
         except StopConsumer:
             pass
+        finally:  # also when it ended without a disconnect (a connect that failed midway)
+            hub.forget(self)
 
     async def deliver(self, message: dict) -> None:
         """An event of one of this socket's groups (``web.fanout``): handled now, or after

@@ -101,6 +101,19 @@ class Hub:
         if self._remote_layer() is not None and self._loop is asyncio.get_running_loop():
             await self._settle_membership(group)
 
+    def forget(self, member: Member) -> None:
+        """Take a socket out of every group, without waiting (its application ended without
+        a disconnect: a failed connect, a cancelled task); the layer's memberships follow
+        in the background."""
+        emptied = []
+        for group, members in list(self._members.items()):
+            if members.pop(id(member), None) is not None and not members:
+                del self._members[group]
+                emptied.append(group)
+        if emptied and self._remote_layer() is not None and self._loop is not None:
+            for group in emptied:
+                self._spawn(self._settle_membership(group))
+
     def members(self, group: str) -> int:
         """This process's sockets in a group."""
         return len(self._members.get(group, ()))

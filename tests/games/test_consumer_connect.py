@@ -432,3 +432,23 @@ async def test_embedded_default_admits_its_own_pages_on_any_local_address(
     connected, _ = await comm.connect()
     assert connected is admitted
     await comm.disconnect()
+
+
+async def test_a_socket_whose_connect_failed_midway_is_in_no_group(monkeypatch) -> None:
+    """A connect that fails after joining the groups (its presence row could not be written)
+    ends the socket's application without a disconnect: it leaves its groups all the same,
+    and the room's events no longer go to it."""
+    from games import events, presence
+    from web.fanout import hub
+
+    ann = await create_room("Ann")
+
+    def database_down(player, channel_name: str) -> bool:
+        raise OperationalError("the database system is starting up")
+
+    monkeypatch.setattr(presence, "do_connect", database_down)
+    comm = await open_socket(ann.code, ann.token)
+    with pytest.raises(OperationalError):
+        await comm.receive_output(timeout=5)
+    assert hub.members(events.room_group(ann.code)) == 0
+    assert hub.members(events.player_group(ann.id)) == 0

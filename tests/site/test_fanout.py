@@ -244,3 +244,33 @@ async def test_events_published_together_from_a_thread_arrive_in_order() -> None
     await asyncio.to_thread(hub.publish_many, sends)
     assert await ann.wait_for(5) == [1, 3, 5, 7, 9]
     assert await bob.wait_for(5) == [0, 2, 4, 6, 8]
+
+
+async def test_a_socket_forgotten_without_leaving_is_out_of_every_group() -> None:
+    """A socket whose application ended without a disconnect (a failed connect) is taken
+    out of all its groups at once."""
+    hub = Hub(EmbeddedChannelLayer())
+    gone, ann = Socket(), Socket()
+    await hub.join("room_a", gone)
+    await hub.join("player_1", gone)
+    await hub.join("room_a", ann)
+    hub.forget(gone)
+    assert (hub.members("room_a"), hub.members("player_1")) == (1, 0)
+    hub.publish("room_a", {"n": 1})
+    assert await ann.wait_for(1) == [1]
+    await settle()
+    assert gone.got == []
+
+
+@pytest.mark.integration
+async def test_a_forgotten_last_socket_takes_its_process_out_of_the_group(
+    layers: list[PooledRedisChannelLayer],
+) -> None:
+    a = Hub(layers[0])
+    gone = Socket()
+    await a.join("room_a", gone)
+    assert await group_members(layers[0], "room_a") == {a.here}
+    a.forget(gone)
+    async with asyncio.timeout(WAIT):
+        while await group_members(layers[0], "room_a"):
+            await asyncio.sleep(0.02)
