@@ -11,10 +11,11 @@ Here the channel layer's groups hold *processes*: a process joins a group (its c
 
 1. the sockets of this process in the group get it, in the order it was published, from
    one delivery task on the event loop (from another thread, it is handed to the loop);
-2. when the group has members elsewhere (one ZRANGE tells), the layer carries it to them,
-   once per process, tagged with its origin; each delivers it to its own sockets, and the
-   origin drops its own copy (Redis recovery replays resend to everyone:
-   ``web.channel_layer``).
+2. when the group has live members elsewhere (one ZRANGEBYSCORE tells: a process refreshes
+   its memberships every 30 s, and one silent for 120 s, killed, no longer counts), the
+   layer carries it to them, once per process, tagged with its origin; each delivers it
+   to its own sockets, and the origin drops its own copy (Redis recovery replays resend
+   to everyone: ``web.channel_layer``).
 
 A process with no event loop of sockets (a Celery worker, a management command) sends
 through the layer to every process in the group, as before. The embedded default has one
