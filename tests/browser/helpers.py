@@ -243,7 +243,11 @@ def player_words(page: Page, nickname: str):
 
 
 def overflowing(page: Page) -> list[str]:
-    """Visible elements reaching past the viewport's sides, and the page's scroll width."""
+    """Visible elements reaching past the viewport's sides, and the page's scroll width.
+    Measured once the page's stylesheets have loaded: the DOM a test waits for can be
+    there before them, and an element laid out without its style may reach past the edge
+    (the language menu's buttons did, on a busy machine)."""
+    page.wait_for_load_state("load")
     return page.evaluate(
         """() => {
         const width = document.documentElement.clientWidth;
