@@ -13,7 +13,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "boggle_site.settings")
 django_asgi_app = get_asgi_application()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from channels.sessions import SessionMiddlewareStack  # noqa: E402
+from channels.sessions import CookieMiddleware  # noqa: E402
 from django.conf import settings  # noqa: E402
 
 from games.background import ensure_started  # noqa: E402
@@ -41,12 +41,11 @@ router = ProtocolTypeRouter(
     {
         # Oversized bodies are refused before Django reads them.
         "http": BodyLimitMiddleware(django_asgi_app),
-        # The session (read only when a socket comes without a token), not Channels' auth
-        # stack: that loads a Django user for every handshake, on the process's one sync
-        # thread, and players are not users.
-        "websocket": browser_origin_validator(
-            SessionMiddlewareStack(URLRouter(websocket_urlpatterns))
-        ),
+        # The cookies only: the session is read when a socket comes without a token
+        # (games.sessions.socket_session). Not Channels' auth stack: that loads a Django
+        # user for every handshake, on the process's one sync thread, and players are not
+        # users; nor its session middleware, which wraps every frame a socket sends.
+        "websocket": browser_origin_validator(CookieMiddleware(URLRouter(websocket_urlpatterns))),
     }
 )
 # /healthz, /readyz and /metrics are answered before Django (no Host check, redirect or

@@ -53,7 +53,7 @@ from games import metrics as game_metrics
 from games.access import find_room_from
 from games.exceptions import NotAPlayer, RoomNotFound, TokenInUrl
 from games.models import Challenge, Player, Room
-from games.sessions import player_id_from_session
+from games.sessions import player_id_from_session, socket_session
 from web import i18n, socket_limits, throttle, wire
 from web.errors import ClientError, InvalidInput, RateLimited
 from web.fanout import hub
@@ -685,13 +685,12 @@ class RoomConsumer(AsyncWebsocketConsumer):
         await self._send({"type": "state", "state": state})
 
     async def _authenticate(self, code: str, token: str | None) -> tuple[Room, Player]:
-        session = self.scope.get("session")
-        return await in_thread(_authenticate)(code, token, session, self.address)
+        return await in_thread(_authenticate)(code, token, self.scope, self.address)
 
 
-def _authenticate(code: str, token: str | None, session: Any, address: str) -> tuple[Room, Player]:
+def _authenticate(code: str, token: str | None, scope: dict, address: str) -> tuple[Room, Player]:
     room = find_room_from(code, address)  # a miss counts against the address's budget
-    player_id = None if token else player_id_from_session(session, room)
+    player_id = None if token else player_id_from_session(socket_session(scope), room)
     return room, checks.check_player(room, token=token, player_id=player_id)
 
 

@@ -415,7 +415,9 @@ def end_due_rounds(round_id: int) -> bool:
     """End this round at its deadline and, in the same batch, the other rounds already due
     (rooms that started together end together: one batch instead of one task each, which
     queue behind each other on the workers). False if this round had already ended."""
-    others = [due for due in overdue_round_ids() if due != round_id]
+    # Not the rounds another worker is ending right now: with them, every worker's batch
+    # was the same first rounds, and all but one waited for that one's scoring.
+    others = [due for due in overdue_round_ids(unclaimed=True) if due != round_id]
     batch = [round_id, *others[: ROUNDS_PER_BATCH - 1]]
     if round_id in end_rounds(batch, wait=False, deadline=True):
         return True
@@ -504,20 +506,27 @@ def _set_score(submission_ids: list[int], points: int, cancelled: bool) -> None:
         )
 
 
-def overdue_round_ids(lateness: float = END_GRACE_SECONDS) -> list[int]:
+def overdue_round_ids(lateness: float = END_GRACE_SECONDS, unclaimed: bool = False) -> list[int]:
     """Running rounds whose deadline passed ``lateness`` seconds ago or more (at least the
-    grace for entries that arrived in time)."""
+    grace for entries that arrived in time), earliest deadline first. ``unclaimed``: on
+    PostgreSQL, not those whose row another transaction holds right now (another process
+    ending them, or a word being stored for a moment: its own end task gets it)."""
     now = timezone.now()
     cutoff = now - timedelta(seconds=max(lateness, END_GRACE_SECONDS))
     # A chess clock's flag falls on time wherever workers end the other rounds: no worker
     # is asked at each flag (games.chess_turns).
     chess_cutoff = now - timedelta(seconds=END_GRACE_SECONDS)
-    return list(
+    overdue = (
         Round.objects.filter(status=Round.Status.RUNNING, ends_at__isnull=False)
         .filter(Q(ends_at__lte=cutoff) | Q(mode=modes.CHESS, ends_at__lte=chess_cutoff))
         .exclude(paper=True)  # its deadline opens the lists' entry; the host ends it
+        .order_by("ends_at", "id")
         .values_list("id", flat=True)
     )
+    if not (unclaimed and connection.vendor == "postgresql"):
+        return list(overdue)
+    with transaction.atomic():  # the rows are let go at once: only the skip matters
+        return list(overdue.select_for_update(skip_locked=True))
 
 
 def end_overdue_rounds(lateness: float = END_GRACE_SECONDS) -> int:

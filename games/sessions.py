@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from importlib import import_module
 from typing import Any
+
+from django.conf import settings
+from django.contrib.sessions.backends.base import SessionBase
 
 from games.models import Player, Room
 
@@ -14,6 +18,18 @@ def remember_player(session: Any, player: Player) -> None:
     players = dict(session.get(SESSION_KEY, {}))
     players[player.room.code] = player.id
     session[SESSION_KEY] = players
+
+
+def socket_session(scope: dict[str, Any]) -> SessionBase | None:
+    """The browser's session from a websocket handshake's cookie (``scope["cookies"]``, from
+    Channels' CookieMiddleware), or None without one. Read from the store when first used
+    (a database read: on a thread). Not Channels' SessionMiddleware: that wraps the socket's
+    ``send`` for every frame it ever sends, to save a session sockets never change."""
+    key = scope.get("cookies", {}).get(settings.SESSION_COOKIE_NAME)
+    if not key:
+        return None
+    store: type[SessionBase] = import_module(settings.SESSION_ENGINE).SessionStore
+    return store(session_key=key)
 
 
 def player_id_from_session(session: Any, room: Room) -> int | None:
