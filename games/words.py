@@ -43,7 +43,6 @@ from solver.judge import (
 from solver.themes import Theme
 from solver.wordlist import WordList
 from web import text
-from web.bound_cursor import bound_cursor
 from web.errors import ClientError, InvalidInput
 
 # Longest client_id kept for deduplicating resends.
@@ -340,9 +339,7 @@ def _insert_if_running(
         return Counter()
     returning = len(entries) > 1  # one entry: the row count says (SQLite < 3.35: always)
     sql, params = _insert_statement(db, entries, returning)
-    # Parameters sent apart from the statement, which is prepared once per connection and
-    # batch size: quoting them into the text was most of this statement's CPU.
-    with bound_cursor(db) as cursor:
+    with db.cursor() as cursor:
         cursor.execute(sql, params)
         if returning:
             return Counter(tuple(row) for row in cursor.fetchall())
