@@ -169,11 +169,15 @@ def start_solo_round(page: Page, base_url: str, nickname: str) -> tuple[str, lis
 
 
 def board_faces(page: Page) -> list[list[str]]:
-    """The board as shown: rows of faces, read from the dice."""
+    """The board as rolled: rows of faces, read from the dice by their cell (a board turned
+    on the phone draws them in another order)."""
     size = page.locator("#play-board .board").get_attribute("data-size")
     assert size is not None, "the board has no data-size"
     rows, cols = (int(n) for n in size.split("x"))
-    faces = page.locator("#play-board .die").evaluate_all("dice => dice.map(d => d.dataset.face)")
+    faces = page.locator("#play-board .die").evaluate_all(
+        "dice => dice.map(d => [Number(d.dataset.cell), d.dataset.face])"
+        ".sort((a, b) => a[0] - b[0]).map(([, face]) => face)"
+    )
     assert len(faces) == rows * cols and all(faces), faces
     return [faces[r * cols : (r + 1) * cols] for r in range(rows)]
 

@@ -306,6 +306,7 @@ new ShareView(
 );
 const feedback = new Feedback($("#sound-toggle"));
 const playView = new PlayView(root, {
+  code,
   store,
   clock,
   feedback,

@@ -5,6 +5,7 @@ import { $, announce, h, isTouchFirst } from "../lib/dom.js";
 import { gettext, ngettext } from "../lib/i18n.js";
 import { capitalise } from "../lib/api.js";
 import { BoardInput } from "./board-input.js";
+import { savedTurns, saveTurns } from "./board-turn.js";
 import { BoardView } from "./board.js";
 import { nextRoundText, pointsText, reasonText, roundInGame, wordPoints, wordsText } from "./format.js";
 import { findPath, wordOf } from "./paths.js";
@@ -35,7 +36,8 @@ function enteredText(words, round) {
 }
 
 export class PlayView {
-  constructor(root, { store, clock, onSubmit, onEndRound, onHint = () => false, onSkip = () => false, feedback = null }) {
+  constructor(root, { code, store, clock, onSubmit, onEndRound, onHint = () => false, onSkip = () => false, feedback = null }) {
+    this.code = code;
     this.store = store;
     this.root = $("#play-panel", root);
     this.feedback = feedback;
@@ -56,6 +58,7 @@ export class PlayView {
       verdict: $("#verdict", root),
       hostActions: $("#host-round-actions", root),
       endRound: $("#end-round", root),
+      turn: $("#turn-board", root),
       words: $("#my-words", root),
       score: $("#my-score", root),
       wordsEmpty: $("#my-words-empty", root),
@@ -113,6 +116,7 @@ export class PlayView {
       if (event.key === "Escape") this.clearEntry();
     });
     clear.addEventListener("click", () => this.clearEntry());
+    this.el.turn.addEventListener("click", () => this.turnBoard());
     endRound.addEventListener("click", () => {
       if (endRound.dataset.confirm) {
         delete endRound.dataset.confirm;
@@ -127,6 +131,16 @@ export class PlayView {
         endRound.textContent = this.endLabel();
       }, 4000);
     });
+  }
+
+  /** A quarter turn clockwise: the dice move, the word being spelt stays lit on them. */
+  turnBoard() {
+    const round = this.store.round;
+    if (!round) return;
+    const turns = (this.board.turns + 1) % 4;
+    this.board.turn(turns);
+    saveTurns(this.code, round.number, turns);
+    announce(gettext("Board turned a quarter turn"));
   }
 
   /** The host's end button: "End round now", or in a paper round what it does next. */
@@ -199,6 +213,7 @@ export class PlayView {
     this.el.extras.hidden = !round.theme && !this.el.next.textContent;
     if (this.roundNumber !== round.number) {
       this.roundNumber = round.number;
+      this.board.turn(savedTurns(this.code, round.number));
       this.announced = new Set();
       this.el.verdict.replaceChildren();
       this.el.verdict.className = "verdict";
