@@ -111,3 +111,29 @@ def test_the_next_round_starts_as_rolled(site, browser) -> None:
         assert shown_cells(page) == turned(size, 0)
     finally:
         context.close()
+
+
+@pytest.mark.parametrize(
+    ("language", "label"), [("nl", "Bord draaien"), ("fr", "Tourner la grille")]
+)
+def test_the_turn_button_speaks_the_page_language(site, browser, language, label) -> None:
+    """In Dutch and French the button says what it does, and the round's bar still fits a
+    360 px phone beside it."""
+    context = phone_context(browser)
+    try:
+        page = context.new_page()
+        errors = watch_errors(page)
+        start_solo_round(page, site.url, "Noor")
+        context.add_cookies([{"name": "django_language", "value": language, "url": site.url}])
+        page.reload()
+        wait_until_playing(page)
+        button = page.locator("#turn-board")
+        expect(button).to_have_attribute("aria-label", label)
+        button.click()
+        size = len(board_faces(page))
+        assert shown_cells(page) == turned(size, 1)
+        assert overflowing(page) == []
+        assert small_targets(page) == []
+        assert errors == []
+    finally:
+        context.close()
