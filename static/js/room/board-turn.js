@@ -6,11 +6,11 @@ import { load, save } from "../lib/storage.js";
 
 const keyOf = (code) => `boggle.turn.${code}`;
 
-/** The quarter turns saved for this room's round `roundNumber` (0 when none). */
+/** The quarter turns saved for this room's round `roundNumber` (0 when none); any integer,
+ * as BoardView.turn takes it. */
 export function savedTurns(code, roundNumber) {
   const saved = load(keyOf(code));
-  if (!saved || saved.round !== roundNumber || !Number.isInteger(saved.turns)) return 0;
-  return ((saved.turns % 4) + 4) % 4;
+  return saved && saved.round === roundNumber && Number.isInteger(saved.turns) ? saved.turns : 0;
 }
 
 export function saveTurns(code, roundNumber, turns) {
