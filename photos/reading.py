@@ -397,6 +397,7 @@ def _read_started(photo: BoardPhoto) -> bool:
             side=photo.side,
             corners=photo.corners,
             on_wait=lambda progress: _report_progress(photo_id, progress),
+            told_progress=photo.reader_progress,
             # The Solve page's photos are read with what the reader knows of every set:
             # no room's dice set, so no room's corrections reach a stranger's board.
             memory=_memory_source(room) if room is not None else None,
@@ -428,6 +429,7 @@ def read_bytes(
     corners: list[list[float]] | None = None,
     on_wait: Callable[[int | None], None] | None = None,
     memory: SetMemory | None = None,
+    told_progress: int | None = None,
 ) -> dict[str, Any]:
     """The JSON-ready reading of a photo's bytes, with its board notation and a size note
     (none without a room: ``room_side`` None).
@@ -436,11 +438,13 @@ def read_bytes(
         read the dice inside them, without looking for the board. ``memory``: the dice set's
         confirmed dice, read with. While the reading waits for the reader's load, ``on_wait``
         hears how far the load is (``reader_progress``) every ``PROGRESS_EVERY_SECONDS`` it
-        moved, and None once the reader is ready.
+        moved, and None once the reader is ready; ``told_progress``: the figure the waiting
+        room was last told (the reader's progress now if not given), which the next one
+        must pass: the load moves on while this thread gets here.
     """
     ready = threading.Event()  # set on the reading thread once the reader is loaded
     future = _reading_threads.submit(_read, data, side, corners, ready, memory)
-    reported = reader_progress()
+    reported = reader_progress() if told_progress is None else told_progress
     if on_wait is not None and reported is not None:
         while not ready.wait(PROGRESS_EVERY_SECONDS) and not future.done():
             progress = reader_progress()
