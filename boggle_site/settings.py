@@ -72,6 +72,7 @@ INSTALLED_APPS = [
     "definitions",
     "dicesets",
     "solve",
+    "profiles",
 ]
 
 MIDDLEWARE = [

@@ -34,4 +34,5 @@ urlpatterns = [
     path("", include("daily.urls")),
     path("", include("definitions.urls")),
     path("", include("solve.urls")),
+    path("", include("profiles.urls")),
 ]

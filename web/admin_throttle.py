@@ -1,5 +1,5 @@
-"""A throttle on failed admin logins, per address and per account, that nobody can use to
-lock staff out.
+"""A throttle on failed logins (the admin's, and players' accounts: profiles.accounts), per
+address and per account, that nobody can use to lock staff or players out.
 
 Failures within ``WINDOW_SECONDS`` are counted per client address (any account), per
 account (any address) and per account and address. An attempt is refused (429, with a
@@ -37,6 +37,7 @@ from django.contrib import admin
 from django.contrib.admin.forms import AdminAuthenticationForm
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.http import HttpRequest, HttpResponse
+from django.utils.translation import ngettext
 
 from web import limits_redis, shared_windows
 from web.throttle import bucket_key, client_address
@@ -181,9 +182,13 @@ def _counted(action: Callable[[Failures], Any]) -> Any:
     return action(logs[-1])
 
 
-class ThrottledAdminAuthenticationForm(AdminAuthenticationForm):
-    """The admin's login form, refusing without a password check while throttled and
-    counting every failure (wrong password, unknown user, not staff)."""
+class ThrottledLogin:
+    """A login form's ``clean`` (mixed in before an ``AuthenticationForm``), refusing without
+    a password check while throttled and counting every failure (wrong password, unknown
+    user, not staff on the admin's form)."""
+
+    request: HttpRequest | None
+    cleaned_data: dict[str, Any]
 
     def clean(self) -> dict[str, Any]:
         keys = Keys(self.request, self.cleaned_data.get("username"))
@@ -191,17 +196,27 @@ class ThrottledAdminAuthenticationForm(AdminAuthenticationForm):
         if wait > 0:
             minutes = max(1, math.ceil(wait / 60))
             raise ValidationError(
-                "Too many failed logins from this address or for this username: "
-                f"try again in {minutes} minute{'s' if minutes > 1 else ''}.",
+                ngettext(
+                    "Too many failed logins from this address or for this account: "
+                    "try again in %(minutes)s minute.",
+                    "Too many failed logins from this address or for this account: "
+                    "try again in %(minutes)s minutes.",
+                    minutes,
+                )
+                % {"minutes": minutes},
                 code=THROTTLED,
             )
         try:
-            cleaned = super().clean()
+            cleaned = super().clean()  # type: ignore[misc]
         except ValidationError:
             _counted(lambda log: log.fail(keys.all()))
             raise
         _counted(lambda log: log.clear(keys.pair))  # not the address's, not the account's
         return cleaned
+
+
+class ThrottledAdminAuthenticationForm(ThrottledLogin, AdminAuthenticationForm):
+    """The admin's login form, throttled."""
 
 
 def login(request: HttpRequest) -> HttpResponse:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -149,7 +150,8 @@ def new_context(browser) -> Iterator:
 def test_no_serious_violations_on_any_page(site, new_context, axe_source, viewport, scheme) -> None:
     """Home, daily leaderboard, lobby, table screen (lobby, round, results), round, results,
     a word's meaning (dialog), the language menu, the typed-board grid, a round's read-only
-    page: axe-core finds no serious or critical violation on any of them."""
+    page, the profile (with and without an account) and its account forms: axe-core finds
+    no serious or critical violation on any of them."""
     name = f"{'phone' if viewport == PHONE else 'laptop'}-{scheme}"
     audit = Audit(axe_source, name)
     context = new_context(viewport, scheme)
@@ -209,6 +211,22 @@ def test_no_serious_violations_on_any_page(site, new_context, axe_source, viewpo
     page.goto(f"{site.url}/r/{code}/rounds/1/")
     expect(page.locator("h1")).to_have_text("Round 1 results")
     audit.check(page, "round page (history)")
+
+    page.goto(f"{site.url}/profile/")
+    expect(page.locator("#profile-chart svg")).to_be_visible()  # the round just played
+    audit.check(page, "profile")
+    page.locator("#account-link").click()
+    audit.check(page, "profile, sign in or make an account")
+    page.locator("#sign-up-email").fill(f"{name}-{uuid.uuid4().hex[:8]}@example.org")
+    page.locator("#sign-up-password").fill("short")
+    page.locator("#sign-up").click()
+    expect(page.locator("#sign-up-password-error")).to_be_visible()
+    audit.check(page, "profile, account refused")
+    page.locator("#sign-up-password").fill("an accessible profile")
+    page.locator("#sign-up").click()
+    expect(page.locator("#profile-sync")).to_contain_text("keeps 1 round")
+    page.locator(".profile-delete summary").click()
+    audit.check(page, "profile, signed in, delete open")
 
     audit.save()
     forbidden = audit.forbidden()

@@ -15,6 +15,7 @@ import { PhotoView } from "./photo.js";
 import { PhotoSetView } from "./photo-set.js";
 import { PlayView } from "./play.js";
 import { PlayersView } from "./players.js";
+import { recordRounds } from "./profile-record.js";
 import { ReadyCheckView } from "./ready-check.js";
 import { HistoryView } from "./history.js";
 import { LetBackWatch } from "./let-back.js";
@@ -488,6 +489,8 @@ function renderGone() {
   // A removed player's join is refused until the host lets them back in (let_back).
   $("#rejoin").hidden = ["room_not_found", "refused", "kicked"].includes(gone.reason);
 }
+
+recordRounds(store, code);
 
 store.subscribe((current, changed) => {
   if (changed.has("connection")) badge.render(current.connection);
