@@ -37,6 +37,7 @@ from games import (
     latest_versions,
     presence,
     presenters,
+    reactions,
     ready,
     results_cache,
     rooms,
@@ -572,6 +573,13 @@ class RoomConsumer(AsyncWebsocketConsumer):
         await in_thread(chess_turns.do_skip_player)(self.me, message.get("player_id"))
         return {"type": "ok", "request": "skip_player"}
 
+    async def _on_react(self, message: dict) -> dict:
+        """An emoji on a word or a score, or a quick phrase, shown to the room (everyone's
+        sockets, this one too, get the ``reaction`` event)."""
+        reactions.spend_reaction(self.me.pk)
+        await in_thread(reactions.do_react)(self.me, message)
+        return {"type": "ok", "request": "react"}
+
     async def _on_ping(self, message: dict) -> dict:
         pong = {"type": "pong", "client_time": message.get("client_time")}
         version = await latest_versions.latest_version(self.my_room.pk)
@@ -604,6 +612,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         "force_start": _on_force_start,
         "choose_team": _on_choose_team,
         "skip_player": _on_skip_player,
+        "react": _on_react,
         "ping": _on_ping,
     }
 

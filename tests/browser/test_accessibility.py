@@ -33,6 +33,7 @@ from tests.browser.helpers import (
     create_room,
     join_room,
     my_word,
+    play_best_word,
     type_word,
     wait_until_playing,
     watch_errors,
@@ -374,4 +375,32 @@ def test_no_serious_violations_with_players_offline_kicked_and_waiting(
     print(
         f"\naway-{scheme}: {len(forbidden)} serious or critical violations", *forbidden, sep="\n  "
     )
+    assert forbidden == []
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_no_serious_violations_with_reactions(site, new_context, axe_source, scheme) -> None:
+    """The results with reactions on screen: a word's emoji, a score's row of emoji open,
+    the quick phrases, and the reactions shown on a phone, a laptop and the table screen."""
+    audit = Audit(axe_source, f"reactions-{scheme}")
+    ann = new_context(DESKTOP, scheme).new_page()
+    bob = new_context(PHONE, scheme).new_page()
+    table = new_context(TABLE_SCREEN, scheme).new_page()
+    code = create_room(ann, site.url, "Ann")
+    join_room(bob, f"{site.url}/r/{code}/", "Bob")
+    table.goto(f"{site.url}/r/{code}/table/")
+    best = play_best_word(ann, bob)
+    site.end_round_now(code)
+    for page in (ann, bob):
+        expect(page.locator("#results-panel")).to_be_visible(timeout=15_000)
+    ann.locator(f'.player-words .chip-button[data-word="{best.word}"]').first.click()
+    ann.locator('.word-reactions [data-emoji="wow"]').click()
+    bob.locator(".scoreboard .react-toggle").click()
+    expect(bob.locator(".react-row .emoji-button")).to_have_count(6)
+    for page, state in ((ann, "laptop"), (bob, "phone, a score's emoji open"), (table, "table")):
+        expect(page.locator(".reaction-toast").first).to_be_visible()
+        audit.check(page, f"results with a reaction: {state}")
+    audit.save()
+    forbidden = audit.forbidden()
+    print(f"\nreactions-{scheme}: {len(forbidden)} serious or critical", *forbidden, sep="\n  ")
     assert forbidden == []

@@ -16,6 +16,7 @@ import { PhotoSetView } from "./photo-set.js";
 import { PlayView } from "./play.js";
 import { PlayersView } from "./players.js";
 import { recordRounds } from "./profile-record.js";
+import { PHRASES, ReactionToasts } from "./reactions.js";
 import { ReadyCheckView } from "./ready-check.js";
 import { HistoryView } from "./history.js";
 import { LetBackWatch } from "./let-back.js";
@@ -214,6 +215,12 @@ function onStatus(status) {
   }
 }
 
+const reactionToasts = new ReactionToasts($("#reactions"), { nickname: (id) => store.nickname(id) });
+for (const button of document.querySelectorAll("#quick-phrases [data-phrase]")) {
+  if (!Object.hasOwn(PHRASES, button.dataset.phrase)) continue;
+  button.addEventListener("click", () => send({ type: "react", phrase: button.dataset.phrase }));
+}
+
 const link = new RoomLink(`/ws/rooms/${code}/`, {
   store,
   clock,
@@ -223,6 +230,7 @@ const link = new RoomLink(`/ws/rooms/${code}/`, {
       store.verdict(message);
     },
     my_word: (message) => store.myWord(message), // entered in another tab of this player
+    reaction: (message) => reactionToasts.show(message), // reactions.js
     hint: (message) => playView.hints.shown(message), // practice rooms (hints.js)
     ok: onOk,
     error: onError,
@@ -333,6 +341,7 @@ const resultsView = new ResultsView($("#results-panel"), {
   onChallenge: (word, roundNumber) => send({ type: "challenge", word, round_number: roundNumber }),
   onRule: (challengeId, accept) => send({ type: "rule_challenge", challenge_id: challengeId, accept }),
   onVote: (challengeId, accept) => send({ type: "vote_challenge", challenge_id: challengeId, accept }),
+  onReact: (fields) => send({ type: "react", ...fields }),
 });
 const standingView = new StandingView($("#results-panel"), {
   store,
@@ -497,6 +506,8 @@ store.subscribe((current, changed) => {
   if (changed.size === 1 && changed.has("connection")) return;
   renderPhase();
   const phase = current.phase;
+  // Quick phrases are for the others: none in a room of one (practice, the daily board).
+  $("#quick-phrases").hidden = (current.state.players || []).length < 2;
   if (phase === "join") renderJoin();
   if (phase === "waiting") renderWaiting();
   if (phase === "gone") renderGone();

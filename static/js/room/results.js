@@ -10,6 +10,7 @@ import { h } from "../lib/dom.js";
 import { gettext } from "../lib/i18n.js";
 import { countedWords, nextRoundText, percentText, pointsText, roundInGame, wordsText } from "./format.js";
 import { meaningButton } from "./definitions.js";
+import { emojiTray } from "./reactions.js";
 import { hintsUsedText } from "./hints.js";
 import { replayButton } from "./replay.js";
 import { shareResultsButton } from "./share-results.js";
@@ -24,7 +25,7 @@ import { RoundWords } from "./words-list.js";
 const OPEN_NOBODY_FOUND_UP_TO = 12;
 
 export class ResultsView extends RoundWords {
-  constructor(root, { store, onNextRound, onChallenge = () => false, onRule = () => false, onVote = () => false }) {
+  constructor(root, { store, onNextRound, onChallenge = () => false, onRule = () => false, onVote = () => false, onReact = () => false }) {
     super(root.querySelector("#results-body"));
     this.root = root;
     this.store = store;
@@ -35,6 +36,7 @@ export class ResultsView extends RoundWords {
     this.nextLength = root.querySelector("#next-length");
     this.onChallenge = onChallenge;
     this.onRule = onRule;
+    this.onReact = onReact;
     this.votes = new ChallengeVotes(store.state.code, { onVote, onRule });
     // Requests sent and not yet answered ("word:zzz", "rule:3"): their buttons wait.
     this.sending = new Set();
@@ -286,8 +288,58 @@ export class ResultsView extends RoundWords {
     return id === this.store.you ? gettext("you") : this.store.nickname(id);
   }
 
-  /** A picked word's "What does it mean?" button. */
+  /** A picked word's "What does it mean?" button, and the emoji for a word someone found. */
   captionExtra(word) {
-    return meaningButton(word, this.results.round.dictionary);
+    const meaning = meaningButton(word, this.results.round.dictionary);
+    const found = this.results.players.some((entry) => entry.words.some((item) => item.word === word));
+    if (!found || this.store.you === null || this.results.players.length < 2) return meaning;
+    const shown = word.toUpperCase();
+    const tray = emojiTray({
+      className: "word-reactions",
+      label: (item) => gettext("%(reaction)s: react to %(word)s", { reaction: item.label(), word: shown }),
+      onPick: (emoji) => this.onReact({ emoji, word }),
+    });
+    return h("span", { class: "caption-extras" }, meaning, tray);
   }
+
+  /** Another player's score takes a reaction: a button beside their name opens a row of
+   * the emoji under theirs (the whole table's width: a phone's name column is narrow). */
+  scoreExtra(entry) {
+    if (this.store.you === null || entry.id === this.store.you) return null;
+    const button = h(
+      "button",
+      {
+        type: "button",
+        class: "react-toggle",
+        "aria-expanded": "false",
+        "aria-label": gettext("React to %(nickname)s's score", { nickname: entry.nickname }),
+        title: gettext("React"),
+      },
+      h("span", { "aria-hidden": "true", text: "☺" }),
+    );
+    const close = () => {
+      button.setAttribute("aria-expanded", "false");
+      const open = button.closest("tr").nextElementSibling;
+      if (open && open.classList.contains("react-row")) open.remove();
+    };
+    button.addEventListener("click", () => {
+      const row = button.closest("tr");
+      const wasOpen = button.getAttribute("aria-expanded") === "true";
+      for (const other of row.parentElement.querySelectorAll(".react-toggle[aria-expanded=true]")) other.click();
+      if (wasOpen) return;
+      const tray = emojiTray({
+        label: (item) => gettext("%(reaction)s: react to %(nickname)s's score", { reaction: item.label(), nickname: entry.nickname }),
+        onPick: (emoji) => {
+          this.onReact({ emoji, player_id: entry.id });
+          close();
+          button.focus();
+        },
+      });
+      row.after(h("tr", { class: "react-row" }, h("td", { colspan: String(row.children.length) }, tray)));
+      button.setAttribute("aria-expanded", "true");
+      tray.querySelector("button").focus();
+    });
+    return button;
+  }
+
 }

@@ -34,6 +34,11 @@ export class RoundWords {
     return String(id);
   }
 
+  /** What follows a player's name on the scoreboard (the room's reactions). */
+  scoreExtra(_entry) {
+    return null;
+  }
+
   /** What follows a picked word's caption (the room's "What does it mean?"). */
   captionExtra(_word) {
     return null;
@@ -82,6 +87,7 @@ export class RoundWords {
             h("span", { class: "share-bar", "aria-hidden": "true" }, h("span", { style: `width:${Math.min(100, entry.share_of_max * 100)}%` })),
             h("span", { class: "share-note", text: note }),
           ),
+          this.scoreExtra(entry),
         ),
         h("td", { class: "num", text: entry.round_points }),
         h("td", { class: "num total", text: entry.total_points }),

@@ -12,6 +12,7 @@ import { ConnectionBadge } from "../room/connection.js";
 import { Feedback } from "../room/feedback.js";
 import { durationText, playersText, pointsText, roundInGame } from "../room/format.js";
 import { namesText, waitingCheck } from "../room/ready-check.js";
+import { ReactionToasts } from "../room/reactions.js";
 import { RoomLink } from "../room/room-link.js";
 import { joinLink, qrSvg } from "../room/share.js";
 import { RoomStore } from "../room/store.js";
@@ -80,6 +81,8 @@ function roomGone() {
   render();
 }
 
+const reactionToasts = new ReactionToasts($("#reactions"), { nickname: (id) => store.nickname(id) });
+
 const link = new RoomLink(`/ws/rooms/${code}/watch/`, {
   store,
   clock,
@@ -88,6 +91,7 @@ const link = new RoomLink(`/ws/rooms/${code}/watch/`, {
     error: (message) => {
       if (message.code === "room_not_found") roomGone();
     },
+    reaction: (message) => reactionToasts.show(message), // room/reactions.js
   },
   onState: (state) => moments.reset(state),
   onEvent: (event) => {
