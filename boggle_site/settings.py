@@ -73,6 +73,7 @@ INSTALLED_APPS = [
     "dicesets",
     "solve",
     "profiles",
+    "quickplay",
 ]
 
 MIDDLEWARE = [

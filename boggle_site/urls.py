@@ -35,4 +35,5 @@ urlpatterns = [
     path("", include("definitions.urls")),
     path("", include("solve.urls")),
     path("", include("profiles.urls")),
+    path("", include("quickplay.urls")),
 ]

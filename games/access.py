@@ -69,13 +69,18 @@ def player_response(
 ) -> JsonResponse:
     """A player's credentials (token, links) and the room as that player sees it, plus
     ``extra`` top-level fields (the daily board's ``daily``)."""
-    credentials = {
+    credentials = player_credentials(request, room, player)
+    return JsonResponse(
+        {"player": credentials, "room": state.room_state(room, player), **extra}, status=status
+    )
+
+
+def player_credentials(request: HttpRequest, room: Room, player: Player) -> dict[str, Any]:
+    """What a client needs to be the player: its id, token and the room's links."""
+    return {
         "id": player.id,
         "nickname": player.nickname,
         "token": player.token,
         "join_url": join_url(request, room),
         "websocket_path": f"/ws/rooms/{room.code}/",
     }
-    return JsonResponse(
-        {"player": credentials, "room": state.room_state(room, player), **extra}, status=status
-    )

@@ -64,7 +64,17 @@ class RoomAdmin(admin.ModelAdmin):
     )
     list_filter = ("board_size", "dictionary")
     search_fields = ("code",)
-    readonly_fields = ("code", "created_at", "last_active_at", "version", "game")
+    readonly_fields = (
+        "code",
+        "created_at",
+        "last_active_at",
+        "version",
+        "game",
+        # Set by quick play (quickplay) and its autopilot: not for staff to turn on or off.
+        "public",
+        "autopilot_rounds",
+        "next_round_at",
+    )
     inlines = [PlayerInline]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet:

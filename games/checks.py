@@ -78,7 +78,11 @@ def check_player(room: Room, token: str | None = None, player_id: int | None = N
 
 
 def check_host(player: Player) -> None:
-    room = Room.objects.only("host_id").get(pk=player.room_id)
+    """The player is the room's host; a public room (quick play) has none that counts: its
+    game runs itself (games.autopilot), and no stranger rules over the others."""
+    room = Room.objects.only("host_id", "public").get(pk=player.room_id)
+    if room.public:
+        raise NotHost(_("a quick-play room runs itself: nobody is its host"))
     if room.host_id != player.id:
         raise NotHost(_("only the host can do that"))
 

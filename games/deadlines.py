@@ -24,7 +24,7 @@ import time
 
 from django.conf import settings
 
-from games import housekeeping, live, rounds
+from games import autopilot, housekeeping, live, rounds
 from web.threads import in_thread
 
 logger = logging.getLogger(__name__)
@@ -34,6 +34,8 @@ POLL_SECONDS = 0.25
 # How often the watcher also prepares stalled rounds, and deletes idle rooms and the files
 # nothing needs any more (seconds; both on its first pass too).
 HOUSEKEEPING_EVERY = 5.0
+# How often it starts the rounds and ends the games the autopilot has due (games.autopilot).
+AUTOPILOT_EVERY = 1.0
 CLEANUP_EVERY = 3600.0
 # With Celery workers, a watcher ends a round this long after a worker should have
 # (seconds): more than a busy worker's delay, little enough that players barely wait.
@@ -84,11 +86,14 @@ def _until_next_check() -> float:
 
 
 async def _watch() -> None:
-    last_housekeeping = last_cleanup = -math.inf
+    last_housekeeping = last_cleanup = last_autopilot = -math.inf
     while True:
         try:
             await _end_overdue_rounds()
             now = time.monotonic()
+            if now - last_autopilot >= AUTOPILOT_EVERY:
+                last_autopilot = now
+                await in_thread(autopilot.run_due)()
             if now - last_housekeeping >= HOUSEKEEPING_EVERY:
                 last_housekeeping = now
                 await in_thread(rounds.prepare_stalled_rounds)()

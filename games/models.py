@@ -220,6 +220,24 @@ class Room(models.Model):
         default=False,
         help_text="A solo practice room (daily.practice): players may buy hints (games.hints).",
     )
+    public = models.BooleanField(
+        default=False,
+        db_default=False,
+        help_text="Filled by quick play with strangers (quickplay): nobody is its host, the"
+        " autopilot runs its game, and it takes no quick phrases.",
+    )
+    autopilot_rounds = models.PositiveSmallIntegerField(
+        default=0,
+        db_default=0,
+        help_text="0: the host runs the game; N: the server starts each round and ends the"
+        " game after N rounds (games.autopilot).",
+    )
+    next_round_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        db_index=True,
+        help_text="When the autopilot starts the room's next round.",
+    )
 
     class Meta:
         ordering = ["-created_at"]

@@ -1,5 +1,5 @@
 """Reactions: a player reacts to a word of the round's results or to a player's score with
-one of a fixed set of emoji, or says one of a few quick phrases; the room
+one of a fixed set of emoji, or (private rooms) says one of a few quick phrases; the room
 and its table screen show it for a few seconds (docs/api.md, "Reactions").
 
 Nothing a player types reaches the others: an emoji and a phrase are keys of fixed sets,
@@ -31,8 +31,8 @@ EMOJI = {
     "clap": "👏",
     "sad": "😢",
 }
-# Quick phrases; each page says them in its own language. Every room is private today (a
-# room is joined by its code only): public rooms, when they come, go without them.
+# Quick phrases (private rooms only: strangers in a quick-play room get the emoji alone);
+# each page says them in its own language.
 PHRASES = ("nice", "one_more", "again")
 # A player's reactions, on top of the limit on all their messages: a few at once, then one
 # every 3 s (per server process: counted on the event loop, as messages are).
@@ -67,6 +67,8 @@ def check_reaction(player: Player, message: dict[str, Any]) -> dict[str, Any]:
             raise InvalidInput(_("a phrase goes alone, without an emoji, word or player"))
         if not isinstance(phrase, str) or phrase not in PHRASES:
             raise InvalidInput(_("phrase: one of %(phrases)s") % {"phrases": ", ".join(PHRASES)})
+        if player.room.public:
+            raise InvalidInput(_("quick phrases are for private rooms"))
         return {**event, "phrase": phrase}
     if not isinstance(emoji, str) or emoji not in EMOJI:
         raise InvalidInput(_("emoji: one of %(emoji)s") % {"emoji": ", ".join(EMOJI)})

@@ -158,7 +158,14 @@ def _min_length(room: Room, version: DictionaryVersion) -> int:
 @transaction.atomic
 def _start_round(host: Player, ahead: _Dealt | None) -> Round:
     check_host(host)
-    room = Room.objects.select_for_update().get(pk=host.room_id)
+    return start_round_in(host.room_id, ahead)
+
+
+@transaction.atomic
+def start_round_in(room_id: int, ahead: _Dealt | None = None) -> Round:
+    """Start the room's next round, whoever asked: the host's ``start_round`` once checked,
+    or the server itself (games.autopilot)."""
+    room = Room.objects.select_for_update().get(pk=room_id)
     previous = current_round(room.pk)
     number = (previous.number + 1) if previous else 1
     signals.round_starting.send(sender=Room, room=room, number=number)  # may refuse (daily)

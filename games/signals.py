@@ -17,6 +17,11 @@ refuses the round by raising a ``games.exceptions.ClientError`` (daily: one roun
 ``game_starting``: sent by ``games.standings.do_new_game`` before the next game starts, with
 ``room`` (its row locked). A receiver refuses the rematch by raising a ``ClientError``.
 
+``game_ended``: sent by ``games.standings.end_game_in`` inside the transaction that ends a
+game, with ``room`` and ``standing`` (its ``final_standing``). A receiver that fails is
+logged and the game ends anyway (``send_robust``); receivers do their writes in their own
+``transaction.atomic()`` block (quickplay: the players' ratings).
+
 ``next_board_set``: sent by ``games.rooms.do_set_next_board`` inside its transaction (the
 room's row locked), after the host's ``set_board`` is saved, with ``room`` and ``board``
 (the ``solver.board.Board`` set, or None when the host cleared it). A receiver that fails
@@ -38,5 +43,6 @@ rounds_ended = Signal()
 player_joining = Signal()
 round_starting = Signal()
 game_starting = Signal()
+game_ended = Signal()
 next_board_set = Signal()
 housekeeping = Signal()

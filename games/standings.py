@@ -78,7 +78,14 @@ def check_game_on(room: Room) -> None:
 def do_end_game(host: Player) -> dict:
     """End the game between rounds: fix the standing, send ``game.ended``; returns it."""
     check_host(host)
-    room = Room.objects.select_for_update().get(pk=host.room_id)
+    return end_game_in(host.room_id)
+
+
+@transaction.atomic
+def end_game_in(room_id: int) -> dict:
+    """End the room's game, whoever asked: the host's ``end_game`` once checked, or the
+    server itself (games.autopilot). Sends ``game.ended`` and ``signals.game_ended``."""
+    room = Room.objects.select_for_update().get(pk=room_id)
     check_game_on(room)
     latest = current_round(room.pk)
     if latest is None or latest.game != room.game:
@@ -89,6 +96,7 @@ def do_end_game(host: Player) -> dict:
     room.final_standing = standing(room)
     room.save(update_fields=["game_ended_at", "final_standing"])
     events.emit_to_room(room, "game.ended", {"standing": room.final_standing})
+    signals.game_ended.send_robust(sender=Room, room=room, standing=room.final_standing)
     return room.final_standing
 
 

@@ -248,6 +248,14 @@ def room_state(room: Room, viewer: Player | None = None) -> dict:
         .order_by("left_at", "id")
         .values_list("id", "nickname")
     ]
+    # A quick-play room (games.autopilot): public, its game run by the server, and when
+    # its next round (or the game's end) is due.
+    state["public"] = room.public
+    state["autopilot"] = (
+        {"rounds": room.autopilot_rounds, "next_at": presenters.timestamp_ms(room.next_round_at)}
+        if room.autopilot_rounds
+        else None
+    )
     # Whether newcomers wait for the host's yes, and who waits (games.waiting_room).
     state.update(waiting_room.state_part(room))
     for part in _parts:

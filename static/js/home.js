@@ -7,6 +7,7 @@ import { $ } from "./lib/dom.js";
 import { gettext } from "./lib/i18n.js";
 import { load, save, NICKNAME_KEY } from "./lib/storage.js";
 import "./daily.js"; // the Daily board and Practice alone cards
+import "./quickplay.js"; // the Play now card
 
 const createForm = $("#create-form");
 const nickname = $("#create-nickname");

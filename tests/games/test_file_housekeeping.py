@@ -57,6 +57,7 @@ def test_the_task_deletes_old_versions_and_orphaned_photo_files(settings, tmp_pa
         "photo_folders": 0,
         "stuck_photo_readings": 0,  # photos.stuck, hourly where no beat runs it
         "dice_sets": 0,  # dicesets' clean-up, through games.signals.housekeeping
+        "quickplay_tickets": 0,  # quickplay's, likewise
     }
     assert not files.version_path(old).exists()
     assert files.version_path(current_version(tiny)).exists()

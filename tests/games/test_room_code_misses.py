@@ -27,7 +27,7 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("
 GUESSER = "203.0.113.66"
 BUDGET = throttle.ROOM_MISS.count
 
-# Every HTTP route that takes a room code (games/urls.py, photos/urls.py): method, path.
+# Every HTTP route that takes a room code (games/, photos/ and quickplay/urls.py): method, path.
 CODE_PATHS = [
     ("get", "/r/{code}/"),
     ("get", "/r/{code}/table/"),
@@ -43,6 +43,7 @@ CODE_PATHS = [
     ("get", "/api/rooms/{code}/photos/1"),
     ("get", "/api/rooms/{code}/photos/1/image"),
     ("post", "/api/rooms/{code}/photos/1/corners"),
+    ("post", "/api/rooms/{code}/report"),
 ]
 SOCKET_PATHS = ["/ws/rooms/{code}/", "/ws/rooms/{code}/watch/"]
 

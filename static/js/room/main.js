@@ -265,7 +265,41 @@ const playersView = new PlayersView($("#players"), $("#player-count"), {
   onUnkick: (playerId) => send({ type: "unkick", player_id: playerId }),
   // Teams mode: my own team (no player_id), or the host moving someone.
   onChooseTeam: (team, playerId) => send(playerId === null ? { type: "choose_team", team } : { type: "choose_team", team, player_id: playerId }),
+  onReport: (player, reason) => reportPlayer(player, reason),
 });
+
+/** A quick-play room: report a stranger to the staff (POST /api/rooms/<code>/report). */
+async function reportPlayer(player, reason) {
+  try {
+    await postJSON(`/api/rooms/${code}/report`, { player_id: player.id, reason });
+    notices.show(gettext("Thank you: %(nickname)s is reported to the staff.", { nickname: player.nickname }), { kind: "info", key: "report" });
+  } catch (error) {
+    notices.show(error instanceof ApiError ? error.message : gettext("Something went wrong. Please try again."), { key: "report" });
+  }
+}
+
+// A quick-play room runs itself (games.autopilot): the lobby and the results say when
+// its next round, or its final standing, comes.
+window.setInterval(() => renderAutopilot(), 1000);
+
+function renderAutopilot() {
+  const autopilot = store.state.autopilot;
+  const next = autopilot && autopilot.next_at;
+  const text = next ? autopilotText(Math.max(0, Math.ceil((next - clock.now()) / 1000))) : "";
+  for (const element of [$("#lobby-wait"), $("#next-wait")]) {
+    if (!autopilot) continue;
+    element.textContent = text || gettext("A game of %(rounds)s rounds with strangers: it runs by itself.", { rounds: autopilot.rounds });
+    element.hidden = false;
+  }
+  $("#quick-again").hidden = !(store.state.public && store.state.standing);
+}
+
+function autopilotText(seconds) {
+  const round = store.round;
+  const played = round && round.status === "ended" ? roundInGame(round) : 0;
+  if (played >= store.state.autopilot.rounds) return gettext("The final standing in %(seconds)s s.", { seconds });
+  return gettext("Round %(number)s starts in %(seconds)s s.", { number: played + 1, seconds });
+}
 // Teams mode: the lobby's team buttons, in view at the top of a phone's lobby.
 const teamPicker = new TeamPicker($("#lobby-teams"), { onChoose: (team) => send({ type: "choose_team", team }) });
 const lockView = new LockView($("#room-lock"), { onLock: (locked) => send({ type: "lock_room", locked }) });
@@ -506,8 +540,9 @@ store.subscribe((current, changed) => {
   if (changed.size === 1 && changed.has("connection")) return;
   renderPhase();
   const phase = current.phase;
-  // Quick phrases are for the others: none in a room of one (practice, the daily board).
-  $("#quick-phrases").hidden = (current.state.players || []).length < 2;
+  // Quick phrases are for the others: none in a room of one (practice, the daily board),
+  // nor among strangers (a quick-play room: the emoji only).
+  $("#quick-phrases").hidden = (current.state.players || []).length < 2 || Boolean(current.state.public);
   if (phase === "join") renderJoin();
   if (phase === "waiting") renderWaiting();
   if (phase === "gone") renderGone();
@@ -536,6 +571,7 @@ store.subscribe((current, changed) => {
   // the play view has drawn it.
   if (phase === "play" && current.round.number !== shownRoundNumber) bringBoardIntoView();
   shownRoundNumber = phase === "play" ? current.round.number : null;
+  renderAutopilot(); // after the lobby and results: their waiting lines say the autopilot's time
 });
 
 // ------------------------------------------------------------------ joining and leaving

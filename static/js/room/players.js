@@ -21,13 +21,14 @@ function actionFor(action, nickname) {
 const CONFIRM_MS = 4000;
 
 export class PlayersView {
-  constructor(list, countElement, { onKick, onMakeHost, onUnkick = () => false, onChooseTeam = () => false }) {
+  constructor(list, countElement, { onKick, onMakeHost, onUnkick = () => false, onChooseTeam = () => false, onReport = () => false }) {
     this.list = list;
     this.countElement = countElement;
     this.onKick = onKick;
     this.onMakeHost = onMakeHost;
     this.onUnkick = onUnkick;
     this.onChooseTeam = onChooseTeam;
+    this.onReport = onReport;
     // Players removed by the host (state.kicked): shown to the host only, after the list.
     this.kickedBox = h("div", { class: "kicked-players", hidden: true });
     this.list.after(this.kickedBox);
@@ -148,10 +149,40 @@ export class PlayersView {
     this.renderKicked(store);
   }
 
+  /** "Report": why (a nickname, cheating, something else), sent once to the staff. */
+  reportMenu(player) {
+    const menu = h("details", { class: "report-menu" }, h("summary", { class: "button small subtle", "aria-label": actionFor(gettext("Report"), player.nickname), text: gettext("Report") }));
+    const reasons = [
+      ["nickname", gettext("Offensive nickname")],
+      ["cheating", gettext("Cheating")],
+      ["other", gettext("Something else")],
+    ];
+    menu.append(
+      h(
+        "span",
+        { class: "report-reasons" },
+        ...reasons.map(([reason, text]) =>
+          h("button", {
+            type: "button",
+            class: "button small",
+            text,
+            on: {
+              click: () => {
+                menu.open = false;
+                this.onReport(player, reason);
+              },
+            },
+          }),
+        ),
+      ),
+    );
+    return menu;
+  }
+
   row(store, player, playing, team = null, between = false) {
     const { state } = store;
     const isYou = player.id === state.you;
-    const isHost = player.id === state.host_id;
+    const isHost = player.id === state.host_id && !state.public; // a quick-play room has none
     const count = (state.counts || {})[String(player.id)] || 0;
     const badges = [];
     if (isHost) badges.push(h("span", { class: "badge host" }, h("span", { "aria-hidden": "true", text: "★ " }), gettext("host")));
@@ -204,6 +235,8 @@ export class PlayersView {
         );
       }
     }
+    // A quick-play room's strangers can be reported to the staff (quickplay).
+    if (state.public && !isYou && state.you !== null) actions.push(this.reportMenu(player));
     if (team) badges.unshift(teamMark(team, { short: true, className: "team-badge" }));
     return h(
       "li",

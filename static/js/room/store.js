@@ -52,8 +52,9 @@ export class RoomStore {
     return this.state.you;
   }
 
+  /** Whether I may run the room: its host, unless it is a quick-play room, which runs itself. */
   get isHost() {
-    return this.state.you !== null && this.state.you === this.state.host_id;
+    return !this.state.public && this.state.you !== null && this.state.you === this.state.host_id;
   }
 
   get round() {
