@@ -403,6 +403,8 @@ def fill_every_other_table(room: Any, staff: Any) -> None:
     from dictionaries.models import Dictionary, DictionaryEdit, DiscardedFile, ThemeList
     from games import rooms
     from games.models import Challenge, Hint, JoinRequest
+    from profiles.models import ProfileRound
+    from quickplay.models import Rating, Report, Seat, Ticket
     from web.models import IdempotentResponse
 
     today = timezone.localdate()
@@ -442,6 +444,31 @@ def fill_every_other_table(room: Any, staff: Any) -> None:
     own = DiceSet.objects.create(name="Grandma's dice", started_in=room)
     Exemplar.objects.create(dice_set=own, face="a", crop=bytes(range(64)))
     RoomDiceSet.objects.create(room=room, dice_set=own)
+    now = timezone.now()
+    ProfileRound.objects.create(
+        user=staff, record_id="abcd/1/1/1", ended_at=now, data={"id": "abcd/1/1/1", "score": 3}
+    )
+    Ticket.objects.create(
+        nickname="Eve", identity="device:e", dictionary="english", created_at=now, seen_at=now
+    )
+    Seat.objects.create(player=ann, identity="device:a")
+    Rating.objects.create(
+        identity="device:a",
+        nickname="Ann",
+        mu=27.1,
+        sigma=8.2,
+        ordinal=2.5,
+        games=1,
+        updated_at=now,
+    )
+    Report.objects.create(
+        room=room,
+        room_code=room.code,
+        reported=ann,
+        reported_nickname="Ann",
+        reporter_nickname="Bob",
+        reason="nickname",
+    )
 
 
 async def build_site() -> dict:
