@@ -53,6 +53,18 @@ def _ticket_key(request: HttpRequest) -> str:
     return key
 
 
+def _ticket_answer(request: HttpRequest, ticket: Ticket, joined: bool = False) -> JsonResponse:
+    """The ticket as the client sees it (with its key when just ``joined``: 201); once
+    placed, this browser's session is the player (as joining a room makes it)."""
+    data = _ticket_dict(request, ticket)
+    status = 201 if joined else 200
+    if joined:
+        data = {"key": ticket.key, **data}
+    if ticket.player is not None:
+        remember_player(request.session, ticket.player)
+    return JsonResponse({"ticket": data}, status=status)
+
+
 def _ticket_dict(request: HttpRequest, ticket: Ticket) -> dict[str, Any]:
     data: dict[str, Any] = {
         "status": "placed" if ticket.room_id else "waiting",
@@ -61,7 +73,6 @@ def _ticket_dict(request: HttpRequest, ticket: Ticket) -> dict[str, Any]:
         "joined_at": int(ticket.created_at.timestamp() * 1000),
     }
     if ticket.room is not None and ticket.player is not None:
-        remember_player(request.session, ticket.player)
         data["room"] = {"code": ticket.room.code}
         data["player"] = player_credentials(request, ticket.room, ticket.player)
     return data
@@ -87,16 +98,14 @@ def ticket(request: HttpRequest) -> JsonResponse:
         )
         request.session[SESSION_TICKET] = new.key
         placed = queue.do_check_ticket(new.key)  # the fourth to come is placed at once
-        return JsonResponse(
-            {"ticket": {"key": new.key, **_ticket_dict(request, placed)}}, status=201
-        )
+        return _ticket_answer(request, placed, joined=True)
     throttle.take(TICKET, throttle.client_address(request))
     key = _ticket_key(request)
     if request.method == "DELETE":
         queue.do_leave_queue(key)
         request.session.pop(SESSION_TICKET, None)
         return JsonResponse({"ticket": None})
-    return JsonResponse({"ticket": _ticket_dict(request, queue.do_check_ticket(key))})
+    return _ticket_answer(request, queue.do_check_ticket(key))
 
 
 @json_api
