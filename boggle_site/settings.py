@@ -74,6 +74,7 @@ INSTALLED_APPS = [
     "solve",
     "profiles",
     "quickplay",
+    "offline",
 ]
 
 MIDDLEWARE = [

@@ -36,4 +36,5 @@ urlpatterns = [
     path("", include("solve.urls")),
     path("", include("profiles.urls")),
     path("", include("quickplay.urls")),
+    path("", include("offline.urls")),
 ]

@@ -28,6 +28,16 @@ def version_path(version: DictionaryVersion) -> Path:
     return dictionary_dir() / version.path
 
 
+# A version's compact word list for browsers (dictionaries.compact) sits beside its file
+# under this suffix, and is deleted with it (retention).
+COMPACT_SUFFIX = ".words.gz"
+
+
+def compact_path(version_file: str) -> Path:
+    """Where the compact word list of the version stored as ``version_file`` is kept."""
+    return dictionary_dir() / f"{version_file}{COMPACT_SUFFIX}"
+
+
 def load_version(version: DictionaryVersion) -> WordList:
     """Load a version's compiled file (uncached; ``games.room_dictionaries`` caches for play)."""
     return load_word_list(version_path(version))

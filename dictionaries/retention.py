@@ -115,6 +115,7 @@ def _delete_version(version_id: int, cutoff: datetime) -> int | None:
         # Inside the transaction, while the dictionary is held: a compile about to adopt
         # this file must find it gone. Should the commit fail, the row stays without its
         # file; recompiling that content writes the file again.
+        _unlink(files.compact_path(version.path))  # made from it for browsers, if ever
         return _unlink(files.dictionary_dir() / version.path)
 
 

@@ -11,8 +11,9 @@ from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 
 ENGLISH_ALPHABET = "abcdefghijklmnopqrstuvwxyz"
-# Letters that accent folding cannot reach by stripping combining marks.
-_LIGATURES = {"œ": "oe", "æ": "ae", "ß": "ss", "ĳ": "ij", "ø": "o", "ł": "l", "đ": "d"}
+# Letters that accent folding cannot reach by stripping combining marks (the browser's
+# offline practice folds with the same table: solver.rulebook).
+LIGATURES = {"œ": "oe", "æ": "ae", "ß": "ss", "ĳ": "ij", "ø": "o", "ł": "l", "đ": "d"}
 
 
 class DropReason(StrEnum):
@@ -73,7 +74,7 @@ class WordRules:
 
 def fold_accents(text: str) -> str:
     """Remove accents and expand ligatures: "œuvre été" -> "oeuvre ete"."""
-    text = "".join(_LIGATURES.get(ch, _LIGATURES.get(ch.lower(), ch)) for ch in text)
+    text = "".join(LIGATURES.get(ch, LIGATURES.get(ch.lower(), ch)) for ch in text)
     decomposed = unicodedata.normalize("NFKD", text)
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 

@@ -404,3 +404,40 @@ def test_no_serious_violations_with_reactions(site, new_context, axe_source, sch
     forbidden = audit.forbidden()
     print(f"\nreactions-{scheme}: {len(forbidden)} serious or critical", *forbidden, sep="\n  ")
     assert forbidden == []
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["phone", "laptop"])
+def test_no_serious_violations_in_offline_practice(
+    site, new_context, axe_source, viewport, scheme
+) -> None:
+    """Offline practice with the network cut: choosing, a round with verdicts, and the
+    results with a word's path lit."""
+    name = f"offline-{'phone' if viewport == PHONE else 'laptop'}-{scheme}"
+    audit = Audit(axe_source, name)
+    context = new_context(viewport, scheme)
+    page = context.new_page()
+    page.goto(site.url + "/offline/")
+    expect(page.locator("#offline-start")).to_be_enabled(timeout=30_000)
+    page.evaluate("navigator.serviceWorker.ready.then(() => true)")
+    page.reload()
+    expect(page.locator("#offline-start")).to_be_enabled()
+    context.set_offline(True)
+    page.reload()
+    expect(page.locator("#network-status")).to_be_visible()
+    audit.check(page, "offline practice, choosing")
+    page.locator("#offline-start").click()
+    found = words_on(board_faces(page))
+    type_word(page, found[0].word)
+    expect(my_word(page, found[0].word)).to_be_visible()
+    type_word(page, "qzxq")
+    expect(page.locator('#my-words li.word[data-word="qzxq"]')).to_be_visible()
+    audit.check(page, "offline practice, playing")
+    page.locator("#end-round").click()
+    page.locator(f'.all-words .chip-button[data-word="{found[0].word}"]').click()
+    expect(page.locator(".selected-word")).to_contain_text("you found it")
+    audit.check(page, "offline practice, results")
+    audit.save()
+    forbidden = audit.forbidden()
+    print(f"\n{name}: {len(forbidden)} serious or critical", *forbidden, sep="\n  ")
+    assert forbidden == []

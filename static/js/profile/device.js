@@ -22,6 +22,11 @@ export function deviceRounds() {
   return stored().rounds;
 }
 
+/** The email of the account this device last joined its rounds to, or null. */
+export function deviceAccount() {
+  return stored().account;
+}
+
 /** Ids of this device's rounds that `account` already keeps. */
 export function sentIds(account) {
   const kept = stored();

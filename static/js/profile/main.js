@@ -2,17 +2,16 @@
 // the best round of each size, the best words and the daily board's streak; with an
 // account, this device's new rounds go to it and its rounds from other devices come here.
 
-import { ApiError, getJSON, postJSON } from "../lib/api.js";
+import { ApiError } from "../lib/api.js";
 import { $, h, showText } from "../lib/dom.js";
 import { gettext, ngettext, pageLanguage } from "../lib/i18n.js";
 import { scoreChart } from "./chart.js";
-import { clearDevice, deviceRounds, joinAccount, sentIds } from "./device.js";
+import { clearDevice, deviceRounds } from "./device.js";
 import { summarize } from "./summary.js";
+import { syncAccount } from "./sync.js";
 
 const page = JSON.parse($("#profile-data").textContent);
 const account = page.account; // {email} when this browser is signed in, else null
-// Rounds sent to the account per request (the API takes up to 500).
-const BATCH = 200;
 const DAILY_ROWS = 30;
 
 const dateFormat = new Intl.DateTimeFormat(pageLanguage(), { dateStyle: "medium", timeZone: "UTC" });
@@ -101,18 +100,9 @@ function render(rounds) {
  * with every round. */
 async function sync() {
   const status = $("#profile-sync");
-  const sent = sentIds(account.email);
-  const unsent = deviceRounds().filter((record) => !sent.has(record.id));
   try {
-    const sentNow = [];
-    for (let start = 0; start < unsent.length; start += BATCH) {
-      const batch = unsent.slice(start, start + BATCH);
-      await postJSON("/api/profile/rounds", { rounds: batch });
-      sentNow.push(...batch.map((record) => record.id));
-    }
-    const answer = await getJSON("/api/profile/rounds");
-    const rounds = joinAccount(account.email, answer.rounds, sentNow);
-    showText(status, ngettext("Your account keeps %(count)s round, from every device you sign in on.", "Your account keeps %(count)s rounds, from every device you sign in on.", answer.rounds.length));
+    const { rounds, kept } = await syncAccount(account.email);
+    showText(status, ngettext("Your account keeps %(count)s round, from every device you sign in on.", "Your account keeps %(count)s rounds, from every device you sign in on.", kept));
     render(rounds);
   } catch (error) {
     const why = error instanceof ApiError ? error.message : "";
