@@ -347,3 +347,43 @@ def test_practice_speaks_dutch_and_french(
         assert [e for e in errors if "ERR_INTERNET_DISCONNECTED" not in e] == []
     finally:
         context.close()
+
+
+def test_a_round_whose_time_ran_out_while_the_page_was_closed_ends_and_is_kept(
+    own_site, browser
+) -> None:
+    """The phone closed the page mid-round (the round is saved as it goes); opened again
+    after the deadline, the round ends with the words entered before, and joins the
+    profile."""
+    context = phone_context(browser)
+    try:
+        page = context.new_page()
+        errors = watch_errors(page)
+        open_practice(page, own_site.url)
+        page.locator("#offline-start").click()
+        solution = solve(board_of(page), dictionaries.load("english"))
+        word = solution.words[0]
+        type_word(page, word.word)
+        expect(my_word(page, word.word)).to_be_visible()
+        page.goto("about:blank")
+        page.goto(own_site.url + "/offline/")
+        page.evaluate(
+            """() => {
+            const saved = JSON.parse(localStorage.getItem('boggle.offline.round'));
+            saved.round.endsAt = saved.round.typed.at(-1).at + 1;  // past: just after the word
+            localStorage.setItem('boggle.offline.round', JSON.stringify(saved));
+        }"""
+        )
+        page.reload()
+        expect(page.locator("#results-panel")).to_be_visible()
+        expect(page.locator("#results-lead")).to_contain_text(
+            f"You found 1 of {len(solution.words)} words"
+        )
+        record = page.evaluate("JSON.parse(localStorage.getItem('boggle.profile')).rounds.at(-1)")
+        assert record["offline"] is True and record["best"]["word"] == word.word
+        assert page.evaluate("localStorage.getItem('boggle.offline.round')") is None
+        page.reload()
+        expect(page.locator("#setup-panel")).to_be_visible()  # ended once, not again
+        assert errors == []
+    finally:
+        context.close()

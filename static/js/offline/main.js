@@ -70,7 +70,7 @@ class PracticeWords extends RoundWords {
   }
 }
 
-const state = { list: null, listFor: null, round: null, ticking: null };
+const state = { list: null, listFor: null, round: null, roundOf: null, ticking: null, flash: null };
 const board = new BoardView($("#play-board"), { label: gettext("The board") });
 const input = new BoardInput(board, {
   onChange: (path) => {
@@ -194,8 +194,8 @@ function begin(round, entry) {
   el.play.hidden = false;
   input.setEnabled(true);
   window.clearInterval(state.ticking);
-  tick();
   state.ticking = window.setInterval(tick, 250);
+  tick(); // a restored round whose time ran out meanwhile ends here
 }
 
 function keepPlaying() {
@@ -218,7 +218,8 @@ async function resume() {
     begin(PracticeRound.restore(saved.round, { list, size, rules: data.rules[entry.language] }), entry);
     return true;
   } catch {
-    remove(ROUND_KEY); // its list is gone: the round cannot be judged any more
+    // Its list cannot be had now (offline, never kept): the round stays saved for when it
+    // can, unless a new round replaces it.
     return false;
   }
 }
