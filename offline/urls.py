@@ -1,12 +1,13 @@
 from django.urls import path, register_converter
 
+from dictionaries.compact import VERSION_LETTERS
 from offline import pages, words
 
 
 class VersionTag:
     """The letters of a version's digest in a compact word list's address (lower-case hex)."""
 
-    regex = "[0-9a-f]{16}"
+    regex = f"[0-9a-f]{{{VERSION_LETTERS}}}"
 
     def to_python(self, value: str) -> str:
         return value
