@@ -21,7 +21,7 @@ from typing import IO, Any
 
 from django.conf import settings
 from django.db import connections, transaction
-from django.db.models import F
+from django.db.models import F, QuerySet
 from django.utils import timezone
 
 from dictionaries import compiling, tasks
@@ -49,11 +49,17 @@ MAX_UPLOAD_BYTES = 20 * 2**20
 # ---------------------------------------------------------------- what rooms may use
 
 
-def playable() -> dict[str, str]:
-    """Name -> title of the dictionaries rooms may choose: enabled and compiled (a failed or
-    running recompile keeps the previous version in use). The default comes first."""
+def playable_rows() -> QuerySet[Dictionary]:
+    """The dictionaries rooms may choose, with their current version: enabled and compiled
+    (a failed or running recompile keeps the previous version in use), the default first,
+    then by title."""
     rows = Dictionary.objects.filter(enabled=True, current_version__isnull=False)
-    return dict(rows.order_by("-is_default", "title").values_list("name", "title"))
+    return rows.select_related("current_version").order_by("-is_default", "title")
+
+
+def playable() -> dict[str, str]:
+    """Name -> title of ``playable_rows``."""
+    return dict(playable_rows().values_list("name", "title"))
 
 
 def default_name() -> str:

@@ -98,7 +98,12 @@ def dictionary_facts(name: str) -> DictionaryFacts:
     min_length, language = row if row is not None else (1, "")
     if not language and name in NAMED_LISTS:
         language = NAMED_LISTS[name].language
-    return DictionaryFacts(min_length or 1, (language or "").split("-")[0].lower())
+    return DictionaryFacts(min_length or 1, base_language(language))
+
+
+def base_language(code: str | None) -> str:
+    """A language code without its region, lower case: "fr-BE" -> "fr"; "" for none."""
+    return (code or "").split("-")[0].lower()
 
 
 def dictionary_language(name: str) -> str:
@@ -119,13 +124,13 @@ def dictionary_for_language(language: str) -> str:
     """The dictionary a page in ``language`` ("nl", "fr-be") offers first: the default when
     it is in that language, else the first a room may choose in it, else the default (a
     language nobody installed a dictionary for)."""
-    wanted = language.split("-")[0].lower()
+    wanted = base_language(language)
     default = default_dictionary()
     playable = list(available_dictionaries())
     if dictionary_language(default) == wanted:
         return default
     rows = Dictionary.objects.filter(name__in=playable).values_list("name", "language")
-    languages = {name: (code or "").split("-")[0].lower() for name, code in rows}
+    languages = {name: base_language(code) for name, code in rows}
     for name in playable:  # the default first, then by title
         language_of = languages.get(name) or (
             NAMED_LISTS[name].language if name in NAMED_LISTS else ""

@@ -17,8 +17,8 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
 from dictionaries.compact import version_tag
-from dictionaries.models import Dictionary
-from games.room_dictionaries import dictionary_for_language
+from dictionaries.services import playable_rows
+from games.room_dictionaries import base_language, dictionary_for_language
 from offline import shell
 from solver.rulebook import rulebook
 
@@ -26,23 +26,18 @@ from solver.rulebook import rulebook
 def playable_lists() -> list[dict[str, Any]]:
     """Each dictionary rooms may choose (the default first, then by title) with its current
     version's word list address and size."""
-    rows = (
-        Dictionary.objects.filter(enabled=True, current_version__isnull=False)
-        .select_related("current_version")
-        .order_by("-is_default", "title")
-    )
     return [
         {
             "name": row.name,
             "title": row.title,
-            "language": (row.language or "en").split("-")[0].lower(),
+            "language": base_language(row.language) or "en",
             "words": row.current_version.word_count,  # type: ignore[union-attr]
             "url": reverse(
                 "offline:words",
                 kwargs={"name": row.name, "version": version_tag(row.current_version)},  # type: ignore[arg-type]
             ),
         }
-        for row in rows
+        for row in playable_rows()
     ]
 
 

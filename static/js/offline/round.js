@@ -2,6 +2,7 @@
 // (solver.js), and at the end every word on the board with the ones found, and the record
 // the profile keeps (profile/records.js's fields, marked offline).
 
+import { bestAndLongest } from "../profile/records.js";
 import { boardText } from "./dice.js";
 import { judgeEntry, pointsFor, solveBoard } from "./solver.js";
 
@@ -96,12 +97,7 @@ export class PracticeRound {
   /** The profile's record of the ended round (docs/api.md, "Profile"). */
   record() {
     const accepted = this.accepted();
-    let best = null;
-    let longest = null;
-    for (const entry of accepted) {
-      if (!best || entry.points > best.points) best = { word: entry.word, points: entry.points };
-      if (!longest || entry.word.length > longest.length) longest = entry.word;
-    }
+    const { best, longest } = bestAndLongest(accepted);
     const suffix = Math.random().toString(36).slice(2, 8);
     return {
       id: `offline/${this.endedAt}/${suffix}`,

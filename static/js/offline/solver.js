@@ -5,8 +5,16 @@
 
 const BLOCKED = "#";
 
+const tables = new Map(); // "rows x cols" -> its neighbourTable, worked out once
+
 /** For each cell, the cells touching it, in the server's order (solver/board.py). */
 export function neighbourTable(rows, cols) {
+  const key = `${rows}x${cols}`;
+  if (!tables.has(key)) tables.set(key, neighbourCells(rows, cols));
+  return tables.get(key);
+}
+
+function neighbourCells(rows, cols) {
   const table = [];
   for (let r = 0; r < rows; r += 1) {
     for (let c = 0; c < cols; c += 1) {

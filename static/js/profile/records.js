@@ -10,12 +10,7 @@ export function roundRecord({ code, results, you, daily = null }) {
   const mine = round && results.players.find((entry) => entry.id === you);
   if (!mine || !round.ended_at) return null;
   const words = (mine.words || []).filter((word) => WORD.test(word.word));
-  let best = null;
-  let longest = null;
-  for (const word of words) {
-    if (!word.cancelled && (!best || word.points > best.points)) best = { word: word.word, points: word.points };
-    if (!longest || [...word.word].length > [...longest].length) longest = word.word;
-  }
+  const { best, longest } = bestAndLongest(words);
   return {
     id: `${code}/${round.game}/${round.number}/${round.ended_at}`,
     at: round.ended_at,
@@ -31,6 +26,18 @@ export function roundRecord({ code, results, you, daily = null }) {
     daily: daily && daily.date ? daily.date : null,
     offline: false,
   };
+}
+
+/** Of a round's accepted `words` ({word, points, cancelled}): the best that scored as
+ * {word, points} and the longest word, each null when there is none. */
+export function bestAndLongest(words) {
+  let best = null;
+  let longest = null;
+  for (const word of words) {
+    if (!word.cancelled && (!best || word.points > best.points)) best = { word: word.word, points: word.points };
+    if (!longest || [...word.word].length > [...longest].length) longest = word.word;
+  }
+  return { best, longest };
 }
 
 /** `kept` with `added` joined in: one record per id (an added one replaces a kept one: a
