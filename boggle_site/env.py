@@ -33,7 +33,7 @@ PRODUCTION_VARS = ("DATABASE_URL", "REDIS_URL")
 # PostgreSQL connections per process, from a pool (psycopg_pool): under ASGI each request
 # runs in a thread of its own, so persistent per-thread connections would pile up until
 # PostgreSQL refuses more ("too many clients"). Processes x DATABASE_POOL_SIZE must stay
-# under the server's max_connections (100 by default): see README, Production.
+# under the server's max_connections (100 by default): see docs/operations.md, Capacity.
 DEFAULT_POOL_SIZE = 10
 # Seconds a request waits for a free pooled connection before failing.
 POOL_TIMEOUT_SECONDS = 30

@@ -1,7 +1,7 @@
 """Django settings for boggle_site.
 
 All deployment choices come from environment variables, parsed in ``boggle_site.env``;
-see the README's production section for the list.
+see docs/operations.md, "Environment variables", for the list.
 """
 
 import os

@@ -20,7 +20,7 @@ from solver.wordrules import fold_accents
 
 # Zipf frequency (log10 of uses per billion words) from which a word counts as common: once
 # per million words. Measured on 40 rolled 4x4 boards with the broad English list
-# (README, "Common words"): 85% of the board words also in the common SCOWL list reach it,
+# (docs/dictionaries.md, "Common words"): 85% of the board words also in the common SCOWL list reach it,
 # 44% of all the board's words do, worth 38% of the board's maximum points.
 COMMON_ZIPF = 3.0
 

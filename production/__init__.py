@@ -1,4 +1,4 @@
-"""The production stack on one machine, as operators run it (README, "Production").
+"""The production stack on one machine, as operators run it (docs/operations.md).
 
 ``deploy/`` holds the files operators install: the nginx site, the systemd units and the
 environment template. This package runs them: ``production.run`` is the one place each

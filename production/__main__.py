@@ -232,7 +232,7 @@ def prepare_site_user(
 
 
 def set_up(values: dict[str, str], account: Account | None, home: Path) -> None:
-    """What README's "Set up or upgrade" lists, with the stack's environment. As root, what
+    """What docs/operations.md's "Set-up steps" lists, with the stack's environment. As root, what
     writes the site's data (dictionaries, the database, definitions) runs as the site's
     user; what writes into the checkout (translations, static files) stays root's, so the
     site's processes cannot change the code or the pages they serve."""
@@ -257,7 +257,7 @@ def set_up(values: dict[str, str], account: Account | None, home: Path) -> None:
     for step, options in steps:
         if subprocess.run(step, cwd=REPO, check=False, **options).returncode != 0:
             fail(f"{' '.join(step[1:])} failed (output above)")
-    # Word meanings need Debian packages (README, "Definitions"): the site runs without.
+    # Word meanings need Debian packages (docs/dictionaries.md, "Word meanings"): the site runs without.
     meanings = [python, "-m", "meanings", "build"]
     if subprocess.run(meanings, cwd=REPO, check=False, **as_site).returncode:
         print("definitions not built; the results link to Wiktionary only", file=sys.stderr)

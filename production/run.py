@@ -9,7 +9,7 @@
 The systemd units (deploy/systemd/) run these with their ``EnvironmentFile=``; the
 supervisor of ``bin/start --production`` runs them with ``--env-file``, read the same way
 (``production.envfile``). ``BOGGLE_DAPHNE_BIND`` moves the Daphnes off 127.0.0.1, for a
-proxy on another machine (README: never a public interface). Run from the checkout's root.
+proxy on another machine (docs/operations.md: never a public interface). Run from the checkout's root.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from production import envfile
 
 REPO = Path(__file__).resolve().parent.parent
 # Workers need no chatter between them, and Celery's gossip logs a harmless error after
-# every Redis restart (README, "Production").
+# every Redis restart (docs/operations.md, "The stack").
 QUIET_WORKER = ("--without-gossip", "--without-mingle")
 
 

@@ -1,6 +1,6 @@
 """Points for a word, by the number of letters it has (the Qu die counts as two letters).
 
-The tables of the official rule sheets, documented in README.md ("Solver and dictionaries")
+The tables of the official rule sheets, documented in docs/dictionaries.md ("The solver")
 and, as a round's ``points_table``, in docs/api.md ("Round", "Verdicts"):
 - 4x4 and smaller: 3-4 letters 1 point, 5: 2, 6: 3, 7: 5, 8 or more: 11.
 - 5x5 (Big Boggle): the same table, but words need 4 letters.

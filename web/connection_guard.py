@@ -8,7 +8,7 @@ connection here is closed as soon as it is accepted, for a fraction of that cost
 
 Counted per peer address like ``web.throttle``'s limits (loopback never). The declared
 reverse proxies (``BOGGLE_TRUSTED_PROXIES``) are not counted: every client behind them
-comes through their connections, and the proxy caps connections per client (README). A
+comes through their connections, and the proxy caps connections per client (docs/operations.md). A
 client that reaches Daphne directly, around the proxy, is counted as itself.
 """
 

@@ -47,7 +47,7 @@ def banner(
         lines.append(f"On another of this computer's networks: {others}")
     lines.append(
         "A phone that cannot open it: allow incoming connections for Python in the firewall,"
-        "\nand keep phones off a guest network (see README, 'Play on your Wi-Fi').\n"
+        "\nand keep phones off a guest network (see docs/running.md, 'Play on your Wi-Fi').\n"
     )
     return "\n".join(lines)
 

@@ -9,7 +9,7 @@ Longest word: Ann's QUIET. Best find (rarest in print): Bob's ZEX, the only word
 once per million. Most words nobody else found: a tie, 2 each. Most improved: Ann, 1 → 2
 points (Bob stays at 1). Fastest first word: whoever typed first.
 
-Screenshots (BOGGLE_SCREENSHOT_DIR, as every one): awards-*.png; for the README,
+Screenshots (BOGGLE_SCREENSHOT_DIR, as every one): awards-*.png; for docs/features.md,
 awards-phone.png (a phone's final standing) and awards-table.png (the table screen).
 """
 

@@ -74,7 +74,7 @@ def test_the_hosts_new_game_keeps_the_group_in_the_room(site, browser, host_view
         expect(ann.locator("#standing-panel")).to_contain_text("same link and QR code")
         shot(ann, f"host-standing-{host_viewport}")
         shot(bob, f"player-waiting-{host_viewport}")
-        # README's screenshots (with BOGGLE_SCREENSHOT_DIR): the host's "New game", and a
+        # docs/features.md's screenshots (with BOGGLE_SCREENSHOT_DIR): the host's "New game", and a
         # player waiting for it (Bob is on a phone in both runs: saved once).
         screenshot(ann, f"rematch-host-{host_viewport}")
         if host_viewport == "phone":

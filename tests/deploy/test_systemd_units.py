@@ -1,4 +1,4 @@
-"""deploy/systemd/ as the README installs it, checked with systemd's own tools on a root of
+"""deploy/systemd/ as docs/operations.md installs it, checked with systemd's own tools on a root of
 their own (``--root``: no running systemd needed).
 
 Issue 49, item 1: the units hung off boggle.target, which nothing enabled, so the documented

@@ -14,7 +14,7 @@ firewall is missing, so that an attacker on the Wi-Fi can reach one around nginx
 - The site's per-address limits count each phone by its own address behind nginx, and a
   client that reaches a Daphne directly cannot pose as another address.
 
-Limits are one budget for the site, in Redis (README; tests/production/
+Limits are one budget for the site, in Redis (docs/operations.md; tests/production/
 test_limits_across_daphnes.py): nginx spreads requests over both Daphnes, and the
 assertions hold whichever Daphne each request lands on.
 """

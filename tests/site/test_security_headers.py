@@ -43,7 +43,7 @@ def run_check_deploy(extra: dict[str, str]) -> subprocess.CompletedProcess[str]:
 
 
 def test_production_over_https_passes_check_deploy() -> None:
-    """The README's HTTPS variables: a public https URL behind a proxy that sets
+    """docs/operations.md's HTTPS variables: a public https URL behind a proxy that sets
     X-Forwarded-Proto."""
     result = run_check_deploy({"BOGGLE_PUBLIC_URL": "https://boggle.example.org", **BEHIND_PROXY})
     assert result.returncode == 0, result.stdout + result.stderr

@@ -74,7 +74,7 @@ def test_check_counts_nothing_and_sees_other_processes(shared: str) -> None:
 
 
 def test_daily_attempts_are_one_burst_for_every_process(shared: str) -> None:
-    """The issue's hole: 24 of 25 daily attempts got through two Daphnes (README: 12)."""
+    """The issue's hole: 24 of 25 daily attempts got through two Daphnes (docs/performance.md, bench/hostile.py: 12)."""
     let_through = 0
     for device in range(25):
         throttle.reset()

@@ -1,7 +1,7 @@
 """JPEGs far larger than the working size are read within a bounded memory
 (vision.loading): a baseline one is decoded at a reduced scale (draft mode), a progressive
 one, which libjpeg holds whole as coefficients whatever the output size, is refused over
-MAX_COEFFICIENT_BYTES (scripts: bench/vision.py measures; the numbers are in the README)."""
+MAX_COEFFICIENT_BYTES (scripts: bench/vision.py measures; the numbers are in docs/photos.md)."""
 
 from __future__ import annotations
 
