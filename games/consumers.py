@@ -31,6 +31,7 @@ from games import (
     checks,
     chess_turns,
     common_words,
+    counts_delivery,
     draining,
     events,
     hints,
@@ -123,6 +124,10 @@ class RoomConsumer(AsyncWebsocketConsumer):
         # they queued behind it (``deliver``).
         self.held: collections.deque[dict] = collections.deque()
         self.answering = False
+        # The room's live counts, held for this player's next verdict while they type.
+        self.counts = counts_delivery.CountsDelivery()
+        self.counts_timer: asyncio.TimerHandle | None = None
+        self.counts_task: asyncio.Task[None] | None = None  # sending what the timer released
 
     async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
         """Channels' consumer loop without a channel-layer channel of its own: events come
@@ -295,6 +300,8 @@ class RoomConsumer(AsyncWebsocketConsumer):
         # Words still being written finish (a resend with their client_id gets the verdict);
         # their replies have nowhere to go.
         self.closed = True
+        if self.counts_timer is not None:
+            self.counts_timer.cancel()
         # No database work here: the presence beat records the close (games.presence).
         presence.forget(self.channel_name)
         self._release_token()
@@ -419,6 +426,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
     # ------------------------------------------------------------ message handlers
 
     async def _on_submit(self, message: dict) -> dict:
+        self.counts.typed(time.monotonic())
         result = await words.submit(
             self.my_room.pk,
             self.me.pk,
@@ -440,6 +448,9 @@ class RoomConsumer(AsyncWebsocketConsumer):
             reply.update(verdict="received", accepted=None, reason=None)
         if self.has_siblings and result.verdict != words.ROUND_OVER:  # late: not kept
             await self._tell_my_other_sockets(reply)
+        counts = self.counts.take()  # the room's newest counts ride along (counts_delivery)
+        if counts is not None:
+            reply["counts_event"] = wire.Encoded(events.with_server_time(counts["text"]))
         return reply
 
     async def _is_common(self, word: str) -> bool:
@@ -620,9 +631,16 @@ class RoomConsumer(AsyncWebsocketConsumer):
 
     async def room_event(self, message: dict) -> None:
         """An event for everyone in the room, already encoded (see games.events), with this
-        socket's player's own part where it has one (``round.ended``'s ``mine``)."""
-        if message["event_type"] in ROUND_CHANGES and self.room is not None:
-            live_rounds.mark_stale(self.room.pk)
+        socket's player's own part where it has one (``round.ended``'s ``mine``); the live
+        counts wait for this player's next verdict while they type (``counts_delivery``)."""
+        is_counts = message["event_type"] == counts_delivery.COUNTS_EVENT
+        if is_counts and self.counts.hold(message, time.monotonic()):
+            self._release_counts_later()
+            return
+        if message["event_type"] in ROUND_CHANGES:
+            self.counts.drop()
+            if self.room is not None:
+                live_rounds.mark_stale(self.room.pk)
         if self.room is not None and message["event_type"] in RESULTS_CHANGES:
             results_cache.forget_room(self.room.pk, message["version"])
         if self.room is not None and "results" in message:  # round.ended's whole results
@@ -631,6 +649,27 @@ class RoomConsumer(AsyncWebsocketConsumer):
             )
         player_id = None if self.player is None else self.player.id
         await self._send_text(events.frame_text(message, player_id))
+
+    def _release_counts_later(self) -> None:
+        """Send the held counts on their own if no verdict has taken them within
+        ``HOLD_SECONDS`` (through ``deliver``, in turn with the room's events)."""
+        if self.counts_timer is not None:
+            return  # armed by counts held before: these newer ones leave in their place
+        self.counts_timer = asyncio.get_running_loop().call_later(
+            counts_delivery.HOLD_SECONDS, self._on_counts_timer
+        )
+
+    def _on_counts_timer(self) -> None:
+        self.counts_timer = None
+        if self.counts.held is not None and not self.closed:
+            loop = asyncio.get_running_loop()
+            self.counts_task = loop.create_task(self.deliver({"type": "counts.due"}))
+
+    async def counts_due(self, message: dict) -> None:
+        """Held counts that no verdict took: on their own."""
+        counts = self.counts.take()
+        if counts is not None:
+            await self._send_text(events.frame_text(counts, None))
 
     async def player_sibling(self, message: dict) -> None:
         """Another socket of this player opened: entries are passed on from now on."""

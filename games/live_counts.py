@@ -1,11 +1,15 @@
-"""Live word counts during a round, coalesced: a frame or two a second per room.
+"""Live word counts during a round, coalesced: about a snapshot a second per room.
 
 An accepted word (any entry, when verdicts are hidden) only marks its room as changed; every
 ``PUBLISH_SECONDS`` each process sends one ``round.counts`` per changed room, counted for all
-of them in one query, unless another process sent that room counts within the period (a
-room's players are spread over the web processes): the room gets at most one frame a
-period. The latest state wins, so a crowd typing fast costs the room one frame a second,
-not one per word per socket.
+of them in one query. A crowd typing fast costs the room one snapshot a second, not one per
+word per socket, and a player who is typing gets it with their next verdict rather than in
+a frame of its own (``games.counts_delivery``).
+
+Counts take no room version: each is a whole snapshot, the newest wins (``counted_at``), and
+a missed one loses nothing. So they cost no write, and a room whose players are spread over
+two processes may get a snapshot from each a second (nginx's room affinity keeps that rare).
+A snapshot that reaches a page after ``round.ended`` is ignored there (the round is over).
 
 The flusher (``games.background``) publishes every ``live.REFUSED_FLUSH_SECONDS``, a share
 of the process's rooms each time (``publish_changed(spread=True)``): the frames of rooms
@@ -19,15 +23,12 @@ from __future__ import annotations
 import math
 import threading
 import time
-from datetime import timedelta
 
-from django.db import connection, transaction
 from django.db.models import Count, Q
-from django.utils import timezone
 
-from games import coop, events, modes, team_figures
+from games import coop, counts_delivery, events, modes, team_figures
 from games import live as live_rounds
-from games.models import Room, Round, Submission
+from games.models import Round, Submission
 from solver.judge import Verdict
 
 # A changed room gets its counts at most this often, whichever processes took its words.
@@ -79,7 +80,7 @@ def publish_changed(spread: bool = False) -> int:
     """Send ``round.counts`` to each room whose counts changed; returns how many rooms.
     With ``spread``, only to the changed rooms this process has not sent counts within the
     period, and to no more of them than its share of one flusher pass (``_due``). Worker
-    thread (database reads, one versioned event per room)."""
+    thread (database reads, one unversioned event per room)."""
     with _lock:
         rooms = _due(time.monotonic()) if spread else list(_changed)
         batch = {room_id: _changed.pop(room_id) for room_id in rooms}
@@ -100,43 +101,31 @@ def publish_changed(spread: bool = False) -> int:
             "id", "room_id", "room__code", "mode", "coop_goal"
         )
     )
+    counted_at = events.server_now_ms()  # the counts are at least this recent
     counts = counts_by_round([round_id for round_id, *_ in running])
     teams = _team_figures([round_id for round_id, _, _, mode, _ in running if mode == modes.COOP])
-    frames: list[tuple[str, dict]] = []  # sent together once each room's version is committed
-    try:
-        for round_id, room_id, code, _mode, goal in running:
-            with transaction.atomic():
-                version = _claim_counts_frame(room_id, round_id)
-                # Another process sent this room counts just now: next time. (Or the round
-                # has ended since it was read: the next pass drops it, as it is not running.)
-                if version is None:
-                    changed(room_id, round_id)
-                    for long_word in long_words.get(room_id, []):
-                        changed(room_id, round_id, long_word)
-                    for team_word in team_words.get(round_id, []):
-                        changed(room_id, round_id, team_word=team_word)
-                    continue
-                frame: dict = {
-                    "type": "round.counts",
-                    "version": version,
-                    "counts": counts[round_id],
-                }
-                if long_words.get(room_id):
-                    frame["long_words"] = [
-                        {"player_id": player_id, "letters": letters}
-                        for player_id, letters in long_words[room_id]
-                    ]
-                if round_id in teams:
-                    found, total = teams[round_id]
-                    frame["team"] = {
-                        "goal": goal,
-                        "total": total,
-                        "found": found,
-                        "new_words": coop.first_finders(team_words.get(round_id, [])),
-                    }
-            frames.append((code, frame))  # its version committed
-    finally:  # versions committed are sent, even when a later room failed
-        events.send_room_events_now(frames)
+    frames: list[tuple[str, dict, dict | None]] = []
+    for round_id, room_id, code, _mode, goal in running:
+        frame: dict = {"type": "round.counts", "counted_at": counted_at, "counts": counts[round_id]}
+        if long_words.get(room_id):
+            frame["long_words"] = [
+                {"player_id": player_id, "letters": letters}
+                for player_id, letters in long_words[room_id]
+            ]
+        if round_id in teams:
+            found, total = teams[round_id]
+            frame["team"] = {
+                "goal": goal,
+                "total": total,
+                "found": found,
+                "new_words": coop.first_finders(team_words.get(round_id, [])),
+            }
+        # Counts alone are a snapshot the next one replaces: a socket may hold them back for
+        # its player's next verdict (games.counts_delivery). Long words and the team's new
+        # words are news that a later frame does not repeat: they go out at once.
+        snapshot = "long_words" not in frame and "team" not in frame
+        frames.append((code, frame, {counts_delivery.SNAPSHOT_KEY: True} if snapshot else None))
+    events.send_room_events_now(frames)
     return len(frames)
 
 
@@ -145,7 +134,7 @@ def _due(now: float) -> list[int]:
     sent counts by this process within the period, at most the pass's share of the rooms
     it publishes (so each gets its frame about once a period, spread over it). Marks them
     published now. Under ``_lock``."""
-    period = PUBLISH_SECONDS * 0.9  # as the database's claim (_claim_counts_frame)
+    period = PUBLISH_SECONDS * 0.9  # a pass late still counts as on time
     for room_id, at in list(_published_at.items()):
         if now - at > 2 * PUBLISH_SECONDS:  # not published for long: no longer counted
             del _published_at[room_id]
@@ -169,41 +158,6 @@ def _team_figures(round_ids: list[int]) -> dict[int, tuple[int, int]]:
         if live is not None and live.co_op:
             held[round_id] = live.solution_words
     return team_figures.figures(round_ids, held)
-
-
-def _claim_counts_frame(room_id: int, round_id: int) -> int | None:
-    """Take the room's next version for a counts frame unless one went out (from any
-    process) within ``PUBLISH_SECONDS``, or the round is no longer running; one statement.
-
-    The round's end takes the room's version for ``round.ended`` when it commits and sends
-    it once the results are built, a moment later; a counts frame that took the next version
-    in that moment would reach the room first, and its players would see a gap and then
-    ``round.ended`` as stale. So a round that has ended gets no more counts (``round.ended``
-    carries the final ones). On PostgreSQL the round row is share-locked, as when a word is
-    stored (``games.words``): a claim that meets the end waits for it, and then claims
-    nothing."""
-    now = timezone.now()
-    room, round_ = Room._meta.db_table, Round._meta.db_table
-    lock = " FOR SHARE" if connection.vendor == "postgresql" else ""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"UPDATE {room} SET version = version + 1, last_active_at = %s, counts_sent_at = %s "
-            "WHERE id = %s AND (counts_sent_at IS NULL OR counts_sent_at <= %s) "
-            f"AND EXISTS (SELECT 1 FROM {round_} WHERE id = %s AND status = %s{lock}) "
-            "RETURNING version",
-            [
-                connection.ops.adapt_datetimefield_value(now),
-                connection.ops.adapt_datetimefield_value(now),
-                room_id,
-                connection.ops.adapt_datetimefield_value(
-                    now - timedelta(seconds=PUBLISH_SECONDS * 0.9)
-                ),
-                round_id,
-                Round.Status.RUNNING,
-            ],
-        )
-        row = cursor.fetchone()
-    return None if row is None else row[0]
 
 
 def clear() -> None:

@@ -195,10 +195,12 @@ class Room(models.Model):
     version = models.PositiveBigIntegerField(
         default=0, help_text="Bumped by every event sent to the room; clients resync on a gap."
     )
+    # Unused since live counts take no version (games.live_counts): the previous release
+    # still writes it, so it is dropped in a later release (expand/contract, docs/operations.md).
     counts_sent_at = models.DateTimeField(
         null=True,
         blank=True,
-        help_text="When live counts last went out (by any process): at most one frame a second.",
+        help_text="Unused: when an earlier release last sent live counts.",
     )
     game_ended_at = models.DateTimeField(
         null=True, blank=True, help_text="When the host ended the game (end_game): no more rounds."

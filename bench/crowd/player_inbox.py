@@ -75,6 +75,8 @@ class PlayerInbox(PlayerLink):
         request_id = message.get("request_id")
         if kind == "verdict":
             self.on_verdict(message)
+            if "counts_event" in message:  # the room's live counts, riding on the verdict
+                self.m.received["round.counts (with a verdict)"] += 1
         elif kind == "round.counts":
             pass
         elif kind == "pong":

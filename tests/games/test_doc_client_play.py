@@ -100,7 +100,7 @@ async def test_doc_client_plays_a_round() -> None:
         assert (await carl.submit(c_word))["accepted"] is True
         expected = {str(ann.player_id): 2, str(bob.player_id): 3, str(carl.player_id): 1}
         counts = await ann.wait_for("round.counts", counts=expected)
-        assert counts["version"] == ann.version
+        assert "version" not in counts and isinstance(counts["counted_at"], int)
 
         assert (await ann.request({"type": "end_round"}))["type"] == "ok"
         # round.ended: the same scores for all, each player's own words; the rest on asking.

@@ -20,6 +20,10 @@ const OVERDUE_CHECK_MS = 1000;
 // The whole results asked for after `round.ended`: without an answer this long, a sync.
 const RESULTS_WAIT_MS = 5000;
 
+// Room events that carry no version (whole snapshots: the newest wins, a missed one is
+// replaced by the next).
+const UNVERSIONED_EVENTS = new Set(["round.counts"]);
+
 function ping() {
   return { type: "ping", client_time: Date.now() };
 }
@@ -28,7 +32,8 @@ export class RoomLink {
   /**
    * `path`: the room's websocket (/ws/rooms/<code>/, or /ws/rooms/<code>/watch/ for a
    * spectator). `handlers`: the page's own messages by type, each handler given the
-   * message; a message of another type that carries a version is a room event. After the
+   * message; a message of another type that carries a version (or is `round.counts`) is a
+   * room event. After the
    * store has taken them: `onState(state)` a state, `onEvent(event)` an event,
    * `onStatus(status, detail)` the socket's status (socket.js). `pingEveryMs`: a ping this
    * often besides the socket's own (they go only when the room is quiet); none if null.
@@ -96,7 +101,9 @@ export class RoomLink {
       this.checkVersion(message.version);
     } else if (handler) {
       handler(message);
-    } else if (typeof message.version === "number") {
+      // A verdict may bring the room's newest live counts with it (docs/api.md).
+      if (message.counts_event) this.receive(message.counts_event);
+    } else if (typeof message.version === "number" || UNVERSIONED_EVENTS.has(message.type)) {
       if (store.applyEvent(message) === "gap") this.requestSync();
       if (message.type === "round.ended") this.askResults(message.scores.round.number);
       this.onEvent(message);

@@ -92,6 +92,7 @@ export class RoomStore {
     // preparing) an empty one that the round's frames fill.
     if (isCoop(state.round) && state.round.status !== "ended") this.state.team = state.team || emptyTeam(state.round);
     this.version = state.version || 0;
+    this.countsAt = 0; // the state's counts are the newest so far
     const roundNumber = state.round ? state.round.number : null;
     const pending = roundNumber === previousRound ? this.words.filter((word) => word.pending) : [];
     this.words = (state.my_words || []).map((word) => ({ ...word, pending: false }));
@@ -193,17 +194,24 @@ export class RoomStore {
       case "chess.turn": // a chess round's clock moved (chess.js)
         this.setChess(event);
         break;
-      case "round.counts":
-        if (state.round && state.round.status === "running") {
+      case "round.counts": {
+        if (!state.round || state.round.status !== "running") break; // late: the round is over
+        const changed = [];
+        // Whole snapshots without a version: the newest wins (a room spread over two server
+        // processes may get one from each, crossing).
+        if (!(event.counted_at < this.countsAt)) {
+          this.countsAt = event.counted_at || 0;
           state.counts = event.counts;
-          if (event.team && isCoop(state.round)) {
-            state.team = mergeTeam(state.team, event.team);
-            this.notify("counts", "team");
-          } else {
-            this.notify("counts");
-          }
+          changed.push("counts");
         }
+        // A co-op round's new words are news, not a snapshot: every frame's are merged.
+        if (event.team && isCoop(state.round)) {
+          state.team = mergeTeam(state.team, event.team);
+          changed.push("team");
+        }
+        if (changed.length) this.notify(...changed);
         break;
+      }
       case "round.ended":
         this.endRound(firstResults(event, this.you));
         break;
@@ -236,6 +244,7 @@ export class RoomStore {
     state.round = round;
     if (isNew) {
       state.counts = {};
+      this.countsAt = 0;
       state.team = isCoop(round) ? emptyTeam(round) : null;
       state.results = null;
       if (state.settings) state.settings = { ...state.settings, next_board: null };
