@@ -108,8 +108,9 @@ def _play(args: argparse.Namespace) -> list[int]:
     from asgiref.sync import async_to_sync
     from django.utils import timezone
 
-    from games import rooms, rounds, words, writers
+    from games import rooms, rounds, words
     from games.models import Round
+    from web import writers
 
     randomness = random.Random(1)
     round_ids = []

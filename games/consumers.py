@@ -182,7 +182,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         """Channels' dispatch, minus its per-message ``aclose_old_connections``: that is a hop
         to the process's single sync thread for every frame and every event, which queues a
         crowd's messages behind each other. Handlers here do their database work on threads
-        that manage their own connections (``in_thread``, ``games.writers``)."""
+        that manage their own connections (``in_thread``, ``web.writers``)."""
         handler = getattr(self, get_handler_name(message), None)
         if handler is None:
             raise ValueError(f"No handler for message type {message['type']}")

@@ -5,7 +5,7 @@ are started and ended by every web process and worker alike.
 
 A verdict's time runs from its frame reaching this process (``received_at``, taken before
 anything else in ``games.consumers``) to the verdict sent back on the socket: judging, the
-write of an accepted word with its batch (``games.writers``) and any wait between them.
+write of an accepted word with its batch (``web.writers``) and any wait between them.
 """
 
 from __future__ import annotations

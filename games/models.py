@@ -484,7 +484,7 @@ class Submission(models.Model):
         max_length=64, blank=True, help_text="The client's id for the entry: resends are ignored."
     )
     created_at = models.DateTimeField(auto_now_add=True)
-    # Accepted words are written in batches, behind other players' (games.writers): the
+    # Accepted words are written in batches, behind other players' (web.writers): the
     # row's created_at can be later than the word's arrival, which the awards measure.
     received_at = models.DateTimeField(
         null=True,

@@ -4,7 +4,7 @@ What counts is when the entry reached the server (``received_at``), not when the
 round to it: an entry that arrived before the deadline is judged as in time.
 
 Cost: judging reads nothing from the database (``games.live`` holds the round); the accepted
-words waiting together (``games.writers.GroupCommit``) are one INSERT for the batch, each
+words waiting together (``web.writers.GroupCommit``) are one INSERT for the batch, each
 row conditional on its round still running, so a word is never answered ``accepted`` for a
 round that ended under it; a refused word waits in memory and is written with others in
 one statement. With hidden verdicts every entry is written at once, since the live counts
@@ -24,7 +24,7 @@ from django.db.backends.base.base import BaseDatabaseWrapper
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
-from games import chess_turns, live_counts, writers
+from games import chess_turns, live_counts
 from games import live as live_rounds
 from games.exceptions import NotAPlayer, WrongRoundState
 from games.live import LiveRound
@@ -42,7 +42,7 @@ from solver.judge import (
 )
 from solver.themes import Theme
 from solver.wordlist import WordList
-from web import text
+from web import text, writers
 from web.errors import ClientError, InvalidInput
 
 # Longest client_id kept for deduplicating resends.
@@ -298,7 +298,7 @@ def _remember(entry: Entry, result: SubmitResult) -> None:
     )
 
 
-# Every process writes its sockets' judged entries in batches (games.writers.GroupCommit).
+# Every process writes its sockets' judged entries in batches (web.writers.GroupCommit).
 _writes = writers.GroupCommit(store)
 
 
@@ -448,7 +448,7 @@ async def submit(
 ) -> SubmitResult:
     """The whole path from a socket: no thread hop unless the round must be loaded or the
     word written (with the other words waiting then, on the word-path threads,
-    ``games.writers``, in the ``lane`` of the player's address)."""
+    ``web.writers``, in the ``lane`` of the player's address)."""
     entry, client_id = check_entry(entry, client_id)
     live = live_rounds.cached(room_id)
     if live is None:

@@ -15,5 +15,5 @@ def in_thread(func: Callable[P, R]) -> Callable[P, Awaitable[R]]:
     """Run ``func`` on the event loop's thread pool (connects, state, round ends,
     housekeeping, photo previews). Channels' default, one thread per process
     (``thread_sensitive``), would queue every socket's work behind every other's; the word
-    path has threads of its own (``games.writers``)."""
+    path has threads of its own (``web.writers``)."""
     return database_sync_to_async(func, thread_sensitive=False)

@@ -1,7 +1,7 @@
 """When a word arrived, not when it was written (issue 48: defect 13 and the start time's
 mutant): an entry that reaches the server exactly at ``starts_at`` counts, a millisecond
 before it is refused; "fastest first word" goes to the word that arrived first after the
-start, whichever row the word path wrote first (``games.writers`` queues words in lanes)."""
+start, whichever row the word path wrote first (``web.writers`` queues words in lanes)."""
 
 from __future__ import annotations
 

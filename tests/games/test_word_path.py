@@ -153,7 +153,7 @@ def test_a_word_path_thread_replaces_a_dead_connection_and_tries_once_more(monke
     the call is made again on a fresh connection instead of failing the player."""
     from django.db import OperationalError
 
-    from games import writers
+    from web import writers
 
     calls = []
 
@@ -171,7 +171,7 @@ def test_a_word_path_thread_replaces_a_dead_connection_and_tries_once_more(monke
 def test_a_word_path_thread_does_not_retry_what_the_database_refused(monkeypatch):
     from django.db import OperationalError
 
-    from games import writers
+    from web import writers
 
     def refused() -> None:
         raise OperationalError("database is locked")

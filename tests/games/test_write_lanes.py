@@ -1,4 +1,4 @@
-"""Word-path writes go in batches (games.writers.GroupCommit) that take turns per client
+"""Word-path writes go in batches (web.writers.GroupCommit) that take turns per client
 address: one address's backlog waits behind itself, not in front of other players' words,
 and one item's failure is that item's alone."""
 
@@ -10,7 +10,7 @@ import threading
 import pytest
 from django.db import DataError
 
-from games import writers
+from web import writers
 
 
 class Recorder:

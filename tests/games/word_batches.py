@@ -1,4 +1,4 @@
-"""Batches of judged entries as ``games.words.store`` writes them (``games.writers.GroupCommit``
+"""Batches of judged entries as ``games.words.store`` writes them (``web.writers.GroupCommit``
 hands it every entry waiting): the checks, shared by the SQLite tests (test_word_batches.py)
 and the PostgreSQL ones (test_word_batches_postgres.py, which runs them in a script).
 
@@ -227,7 +227,7 @@ def check_a_batch_waits_for_a_round_end_and_writes_nothing_for_it() -> None:
 def check_one_bad_entry_fails_only_itself() -> None:
     """PostgreSQL: an entry the database refuses (a client_id longer than its column; the
     socket's check keeps such out) fails the batch's statement; the batch is written again
-    one entry at a time (``games.writers.GroupCommit``) and only that entry fails."""
+    one entry at a time (``web.writers.GroupCommit``) and only that entry fails."""
     ann, bob = room_of("Ann", "Bob")
     batch = [entry(ann, "cats", "a1"), entry(bob, "cats", "x" * 65), entry(bob, "went", "b2")]
     outcomes = words._writes._write(batch)

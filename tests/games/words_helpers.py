@@ -1,6 +1,6 @@
 """The word path for synchronous tests: ``submit_word`` enters a word through
 ``games.words.submit``, the coroutine a player's socket calls (``games.consumers``), with its
-database work on the test's own thread (``games.writers.on_calling_thread``), where the
+database work on the test's own thread (``web.writers.on_calling_thread``), where the
 test's open transaction (pytest-django's ``db`` fixture) is visible and
 ``CaptureQueriesContext(connection)`` counts it. Everything else is the players' path: the
 entry check, the round from memory, judging on the event loop, the lane, the late answers.
@@ -16,9 +16,10 @@ from typing import Any
 from asgiref.sync import async_to_sync
 from django.utils import timezone
 
-from games import rooms, rounds, words, writers
+from games import rooms, rounds, words
 from games.models import Player, Round
 from games.words import SubmitResult
+from web import writers
 
 
 def submit_word(

@@ -1,4 +1,5 @@
-"""A few threads per process for the word path's database work, each keeping its connection.
+"""A few threads per process for database work on a hot path, each keeping its connection
+(the word path's: ``games.words``). Part of the toolkit: it knows nothing of Boggle.
 
 ``database_sync_to_async`` hands every call to a thread and, before and after it, closes the
 thread's connection if it is "obsolete", which with a connection pool (PostgreSQL) is always:
