@@ -13,9 +13,10 @@ from django.views.decorators.http import require_http_methods
 from daily import attempts, boards, devices, leaderboard, limits, practice
 from daily.models import DailyGame, DailyScore
 from games.access import player_response
-from games.models import NICKNAME_MAX_LENGTH, Player, Room, Round
+from games.models import NICKNAME_MAX_LENGTH, Player, Round
 from games.nicknames import nickname_key
 from games.sessions import remember_player
+from games.state_parts import StateView
 from web import text, throttle
 from web.json_api import idempotent, json_api, rate_limited, read_json
 
@@ -139,11 +140,11 @@ def _counts(game: DailyGame) -> bool:
     return attempts.result_of(game) is None
 
 
-def daily_state(room: Room, current: Round | None) -> dict[str, Any]:
-    """The room state's ``daily`` (games.state.add_state_part): null in other rooms; in a
+def daily_state(view: StateView) -> dict[str, Any]:
+    """The room state's ``daily`` (games.state_parts): null in other rooms; in a
     daily room, its date, where the attempt stands, and the device's result under its
     nickname once there is one (docs/api.md, "POST /api/daily")."""
-    game = DailyGame.objects.filter(room=room).select_related("player").first()
+    game = DailyGame.objects.filter(room=view.room).select_related("player").first()
     if game is None:
         return {"daily": None}
     result = attempts.result_of(game)

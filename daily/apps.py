@@ -7,12 +7,12 @@ class DailyConfig(AppConfig):
     verbose_name = "Daily board"
 
     def ready(self) -> None:
-        # games sends these hooks and never imports this app (games.signals, games.state).
+        # games sends these hooks and never imports this app (games.signals, games.state_parts).
         from daily import attempts
         from daily.api import daily_state
         from games import signals
         from games.models import Room, Round
-        from games.state import add_state_part
+        from games.state_parts import add_state_part
 
         signals.rounds_ended.connect(attempts.record_rounds, sender=Round, dispatch_uid="daily")
         signals.player_joining.connect(attempts.refuse_join, sender=Room, dispatch_uid="daily")

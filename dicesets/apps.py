@@ -8,12 +8,12 @@ class DicesetsConfig(AppConfig):
     verbose_name = "Dice sets"
 
     def ready(self) -> None:
-        # games sends these hooks and never imports this app (games.checks, games.state,
+        # games sends these hooks and never imports this app (games.checks, games.state_parts,
         # games.signals).
         from dicesets import choices, retention
         from games import signals
         from games.checks import add_settings_part
-        from games.state import add_state_part
+        from games.state_parts import add_state_part
 
         add_settings_part(choices.SETTINGS_PART)
         add_state_part(choices.photo_set_state)

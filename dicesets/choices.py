@@ -41,8 +41,9 @@ from dicesets.models import (
 )
 from games import events
 from games.checks import SettingsPart, is_int
-from games.models import Room, Round
+from games.models import Room
 from games.nicknames import display_nickname, nickname_key
+from games.state_parts import StateView
 from web.errors import InvalidInput
 
 # Sets one room may start: enough for the sets a group owns, few enough that a script
@@ -301,9 +302,9 @@ def photo_set_dict(room: Room) -> dict[str, Any]:
     }
 
 
-def photo_set_state(room: Room, current: Round | None) -> dict[str, Any]:
-    """The room state's ``photo_set`` (games.state.add_state_part)."""
-    return {"photo_set": photo_set_dict(room)}
+def photo_set_state(view: StateView) -> dict[str, Any]:
+    """The room state's ``photo_set`` (games.state_parts)."""
+    return {"photo_set": photo_set_dict(view.room)}
 
 
 SETTINGS_PART = SettingsPart(

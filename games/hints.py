@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from django.db import transaction
 from django.db.models import Sum
@@ -25,6 +26,7 @@ from games import common_words
 from games.checks import current_round
 from games.exceptions import HintsNotOffered, NoHintLeft, WrongRoundState
 from games.models import Hint, Player, Room, Round, Submission
+from games.state_parts import StateView
 from solver.judge import Verdict
 
 # Points one hint costs, taken off the round's score (never below 0).
@@ -134,10 +136,14 @@ def round_score(word_points: int, used: int) -> int:
     return max(0, word_points - used * HINT_COST)
 
 
-def state_part(room: Room, round_: Round | None, viewer: Player | None) -> dict | None:
-    """The room state's ``hints``: None outside practice rooms; else the cost, and the
-    viewer's hints in the running round (how many, and the latest word's letters) so that a
-    reloaded page shows them again."""
+def state_part(view: StateView) -> dict[str, Any]:
+    """The room state's ``hints`` (games.state_parts): None outside practice rooms; else the
+    cost, and the viewer's hints in the running round (how many, and the latest word's
+    letters) so that a reloaded page shows them again."""
+    return {"hints": _hints_of(view.room, view.current, view.viewer)}
+
+
+def _hints_of(room: Room, round_: Round | None, viewer: Player | None) -> dict | None:
     if not room.practice:
         return None
     part: dict = {"cost": HINT_COST, "round": None, "hints_used": 0, "latest": None}

@@ -4,28 +4,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any
-
 from django.db import connection
 
-from games import common_words, hints, live, live_counts, modes, presenters, teams, waiting_room
+from games import common_words, hints, live, live_counts, modes, presenters, teams
 from games.models import Challenge, Player, Room, Round, Submission
 from games.room_dictionaries import available_dictionaries
 from games.room_themes import available_theme_lists
+from games.state_parts import StateView, parts_of
 from games.totals import room_totals, totals_through
 from solver import common as solver_common
 from solver.judge import Verdict
-
-# Parts of a room's state that other apps own (the photos app: the board photo being read
-# or read and not yet used), added by their AppConfig.ready: games does not import them.
-StatePart = Callable[[Room, Round | None], dict[str, Any]]
-_parts: list[StatePart] = []
-
-
-def add_state_part(part: StatePart) -> None:
-    if part not in _parts:
-        _parts.append(part)
 
 
 def live_counts_of(round_: Round) -> dict[str, int]:
@@ -141,23 +129,6 @@ def team_so_far(round_: Round) -> dict | None:
     return presenters.team_dict(round_, accepted)
 
 
-def teams_now(room: Room, players: Sequence[Player], current: Round | None) -> list[dict] | None:
-    """The teams of a room in teams mode (or whose latest round was a teams round): each
-    team's active players and its points over the game's ended rounds; None otherwise."""
-    if room.mode != modes.TEAMS and (current is None or current.mode != modes.TEAMS):
-        return None
-    totals = teams.game_totals(room)
-    count = max([room.team_count, *totals, *(p.team or 0 for p in players)])
-    return [
-        {
-            "team": team,
-            "player_ids": [p.id for p in players if p.team == team],
-            "total_points": totals.get(team, 0),
-        }
-        for team in range(1, count + 1)
-    ]
-
-
 def in_room_at_end(player: Player, round_: Round) -> bool:
     """Whether the player was in the room when the round ended (or is, if it has not)."""
     end = round_.ended_at
@@ -233,10 +204,6 @@ def room_state(room: Room, viewer: Player | None = None) -> dict:
                 word["common"] = word["word"] in common
     # Co-op rounds: the team's goal, figure and words so far (games.coop), else None.
     state["team"] = None if current is None else team_so_far(current)
-    # Teams rooms: each team's players now and points over the game (games.teams).
-    state["teams"] = teams_now(room, players, current)
-    # Solo practice rooms: the hint cost and the viewer's hints this round (games.hints).
-    state["hints"] = hints.state_part(room, current, viewer)
     # The final standing once the host ended the game (games.standings), else None.
     state["standing"] = room.final_standing
     # Which of the room's games this is: new_game (a rematch) adds one (games.standings).
@@ -256,8 +223,6 @@ def room_state(room: Room, viewer: Player | None = None) -> dict:
         if room.autopilot_rounds
         else None
     )
-    # Whether newcomers wait for the host's yes, and who waits (games.waiting_room).
-    state.update(waiting_room.state_part(room))
-    for part in _parts:
-        state.update(part(room, current))
+    # What features add (games.state_parts): teams, hints, the waiting list, other apps'.
+    state.update(parts_of(StateView(room, current, viewer, players)))
     return state

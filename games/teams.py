@@ -21,6 +21,7 @@ from games import events, modes
 from games.checks import MIN_TEAMS, check_host, current_round, is_int
 from games.exceptions import TeamsIncomplete, WrongRoundState
 from games.models import Player, Room, Round
+from games.state_parts import StateView
 from games.totals import game_round_scores
 from web.errors import InvalidInput
 
@@ -258,3 +259,23 @@ def teams_dict(round_: Round, players: Iterable[dict], totals: Mapping[int, int]
         row["total_points"] = totals.get(row["team"], 0)
         row["player_ids"] = [e["id"] for e in entries if teams.get(e["id"]) == row["team"]]
     return rows
+
+
+def state_part(view: StateView) -> dict[str, Any]:
+    """The room state's ``teams`` (games.state_parts): in teams mode (or when the latest
+    round was a teams round), each team's active players and its points over the game's
+    ended rounds; None otherwise."""
+    room, current, players = view.room, view.current, view.players
+    if room.mode != modes.TEAMS and (current is None or current.mode != modes.TEAMS):
+        return {"teams": None}
+    totals = game_totals(room)
+    count = max([room.team_count, *totals, *(p.team or 0 for p in players)])
+    teams = [
+        {
+            "team": team,
+            "player_ids": [p.id for p in players if p.team == team],
+            "total_points": totals.get(team, 0),
+        }
+        for team in range(1, count + 1)
+    ]
+    return {"teams": teams}

@@ -32,6 +32,7 @@ from games.checks import check_host, check_nickname, is_int
 from games.exceptions import NicknameTaken, WaitingListFull
 from games.models import NICKNAME_MAX_LENGTH, JoinRequest, Player, Room
 from games.nicknames import nickname_key
+from games.state_parts import StateView
 from web import throttle
 from web.errors import InvalidInput
 
@@ -84,8 +85,9 @@ def has_expired(join_request: JoinRequest) -> bool:
     return join_request.created_at < timezone.now() - WAITING_EXPIRES_AFTER
 
 
-def state_part(room: Room) -> dict[str, Any]:
-    """The room state's ``locked`` and ``waiting`` (games.state)."""
+def state_part(view: StateView) -> dict[str, Any]:
+    """The room state's ``locked`` and ``waiting`` (games.state_parts)."""
+    room = view.room
     return {
         "locked": room.locked,
         "waiting": [presenters.join_request_dict(item) for item in waiting(room)],

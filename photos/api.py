@@ -32,6 +32,7 @@ from games import checks
 from games.access import find_room, viewer
 from games.exceptions import NotAPlayer
 from games.models import Player, Room, Round
+from games.state_parts import StateView
 from photos import budget, metadata
 from photos.exceptions import (
     BadCorners,
@@ -136,10 +137,10 @@ def pending_photo(room: Room, current: Round | None) -> BoardPhoto | None:
     return photo
 
 
-def photo_state(room: Room, current: Round | None) -> dict:
+def photo_state(view: StateView) -> dict:
     """The room state's ``photo``: a reload or a reconnect shows the photo being read, or
-    read and not yet used, again (games.state.add_state_part)."""
-    photo = pending_photo(room, current)
+    read and not yet used, again (games.state_parts)."""
+    photo = pending_photo(view.room, view.current)
     return {"photo": None if photo is None else photo_dict(photo)}
 
 

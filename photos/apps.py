@@ -9,7 +9,7 @@ class PhotosConfig(AppConfig):
     def ready(self) -> None:
         from games import signals
         from games.models import Room
-        from games.state import add_state_part
+        from games.state_parts import add_state_part
         from photos import retention, stuck
         from photos.api import MAX_UPLOAD_BYTES, photo_state
         from photos.boards import on_next_board_set
