@@ -337,6 +337,9 @@ def security_settings(env: Env) -> dict[str, Any]:
         "CSRF_COOKIE_SECURE": https,
         "SECURE_CONTENT_TYPE_NOSNIFF": True,
         "SECURE_REFERRER_POLICY": "same-origin",
+        # Browsers honour it only on a trustworthy origin; on a LAN's plain http they log an
+        # error for it on every page a phone opens.
+        "SECURE_CROSS_ORIGIN_OPENER_POLICY": "same-origin" if https else None,
         "X_FRAME_OPTIONS": "DENY",
     }
 

@@ -9,10 +9,16 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from boggle_site.env import get_bool
+
+if TYPE_CHECKING:
+    from playwright.sync_api import BrowserContext
+
+    from tests.browser.helpers import OpenRoom
 
 CHROMIUM_HINT = "install Debian's chromium (apt-get install -y chromium; bin/test does it as root)"
 
@@ -61,3 +67,57 @@ def site(chromium_path: str, tmp_path_factory: pytest.TempPathFactory) -> Iterat
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture
+def host_and_guest(site, browser) -> Iterator[OpenRoom]:
+    """Opens a room of two (``helpers.OpenRoom``): the host creates it in their browser (a
+    laptop unless ``host_device`` says otherwise), the guest joins from theirs (a phone
+    unless ``guest_device``), both pages watched for errors. Every browser context it
+    opens, ``RoomOfTwo.new_context``'s too, is closed after the test."""
+    from tests.browser.helpers import (
+        LAPTOP,
+        TOUCH_PHONE,
+        RoomOfTwo,
+        create_room,
+        watch_errors,
+    )
+
+    contexts: list[BrowserContext] = []
+
+    def new_context(**options: Any) -> BrowserContext:
+        context = browser.new_context(**options)
+        contexts.append(context)
+        return context
+
+    def open_room(
+        host: str = "Ann",
+        guest: str = "Bob",
+        *,
+        host_device: dict[str, Any] = LAPTOP,
+        guest_device: dict[str, Any] = TOUCH_PHONE,
+        join: bool = True,
+    ) -> RoomOfTwo:
+        host_page = new_context(**host_device).new_page()
+        guest_page = new_context(**guest_device).new_page()
+        host_errors, guest_errors = watch_errors(host_page), watch_errors(guest_page)
+        code = create_room(host_page, site.url, host)
+        room = RoomOfTwo(
+            host=host_page,
+            guest=guest_page,
+            guest_nickname=guest,
+            code=code,
+            link=f"{site.url}/r/{code}/",
+            host_errors=host_errors,
+            guest_errors=guest_errors,
+            new_context=new_context,
+        )
+        if join:
+            room.join()
+        return room
+
+    try:
+        yield open_room
+    finally:
+        for context in contexts:
+            context.close()

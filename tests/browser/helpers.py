@@ -10,8 +10,11 @@ from __future__ import annotations
 import itertools
 import os
 import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any, Protocol
 
 from playwright.sync_api import Browser, BrowserContext, Page, ViewportSize, expect
 
@@ -37,6 +40,11 @@ PHONE: ViewportSize = {"width": 360, "height": 640}
 DESKTOP: ViewportSize = {"width": 1280, "height": 860}
 # The table screen: a laptop or TV beside the table.
 TABLE_SCREEN: ViewportSize = {"width": 1280, "height": 800}
+# A player's device, as the options of its browser context (``Browser.new_context``): a
+# laptop; a phone (360x640, touch, mobile); a sharp phone, the same with a 2x screen.
+LAPTOP: dict[str, Any] = {"viewport": DESKTOP}
+TOUCH_PHONE: dict[str, Any] = {"viewport": PHONE, "has_touch": True, "is_mobile": True}
+SHARP_PHONE: dict[str, Any] = {**TOUCH_PHONE, "device_scale_factor": 2}
 # Where screenshots go when set (e.g. docs/screenshots); unset, none are written.
 SCREENSHOT_DIR = os.environ.get("BOGGLE_SCREENSHOT_DIR", "")
 
@@ -79,7 +87,7 @@ class DaphneServer(SiteServer):
 
 def phone_context(browser: Browser, **options) -> BrowserContext:
     """A new context (a player's own browser) on a phone: 360x640, touch, mobile."""
-    return browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True, **options)
+    return browser.new_context(**TOUCH_PHONE, **options)
 
 
 def watch_errors(page: Page) -> list[str]:
@@ -115,6 +123,45 @@ def join_room(page: Page, link: str, nickname: str) -> None:
     page.get_by_label("Your nickname").fill(nickname)
     page.locator("#join-form button[type=submit]").click()
     expect(page.locator("#game")).to_be_visible()
+
+
+@dataclass
+class RoomOfTwo:
+    """A host and a guest in one room, each in their own browser (the ``host_and_guest``
+    fixture): their pages, the errors each page has had (``watch_errors``), the room's code
+    and its link, by which the guest joins (``join``, unless already done)."""
+
+    host: Page
+    guest: Page
+    guest_nickname: str
+    code: str
+    link: str
+    host_errors: list[str]
+    guest_errors: list[str]
+    # Another browser (a table screen, a third player), closed with the players' after the
+    # test: ``new_context(**options)`` takes ``Browser.new_context``'s options.
+    new_context: Callable[..., BrowserContext]
+
+    def join(self) -> None:
+        """The guest joins the room by its link, with their nickname."""
+        join_room(self.guest, self.link, self.guest_nickname)
+
+
+class OpenRoom(Protocol):
+    """The ``host_and_guest`` fixture: each call opens a host's and a guest's browser (a
+    laptop and a phone unless told), has the host create a room with its default settings
+    and the guest join it (``join=False``: not yet, for the test to do first what comes
+    before; then ``RoomOfTwo.join``)."""
+
+    def __call__(
+        self,
+        host: str = "Ann",
+        guest: str = "Bob",
+        *,
+        host_device: dict[str, Any] = ...,
+        guest_device: dict[str, Any] = ...,
+        join: bool = True,
+    ) -> RoomOfTwo: ...
 
 
 def wait_until_playing(page: Page, timeout: float = 20_000) -> None:

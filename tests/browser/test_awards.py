@@ -16,17 +16,14 @@ awards-phone.png (a phone's final standing) and awards-table.png (the table scre
 from __future__ import annotations
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Page, expect
 
 from tests.browser.helpers import (
-    DESKTOP,
     TABLE_SCREEN,
+    OpenRoom,
     board_faces,
-    create_room,
-    join_room,
     my_word,
     overflowing,
-    phone_context,
     screenshot,
     small_targets,
     type_board,
@@ -115,129 +112,118 @@ def check_awards(root, you: str | None = None) -> None:
     expect(award(root, "most_unique")).to_have_class("award mine")  # shared, theirs too
 
 
-def test_awards_on_phones_the_table_screen_and_in_the_history(site, browser: Browser) -> None:
-    ann_context = browser.new_context(viewport=DESKTOP)
-    bob_context = phone_context(browser)
-    table_context = browser.new_context(viewport=TABLE_SCREEN)
-    french_context = browser.new_context(viewport=TABLE_SCREEN, locale="fr-FR")
-    try:
-        ann, bob = ann_context.new_page(), bob_context.new_page()
-        ann_errors, bob_errors = watch_errors(ann), watch_errors(bob)
-        code = create_room(ann, site.url, "Ann")
-        join_room(bob, f"{site.url}/r/{code}/", "Bob")
-        table = table_context.new_page()
-        table_errors = watch_errors(table)
-        table.goto(f"{site.url}/r/{code}/table/")
-        expect(table.locator("#table-lobby")).to_be_visible()
+def test_awards_on_phones_the_table_screen_and_in_the_history(
+    site, host_and_guest: OpenRoom
+) -> None:
+    room = host_and_guest()
+    ann, bob, code = room.host, room.guest, room.code
+    ann_errors, bob_errors = room.host_errors, room.guest_errors
+    table = room.new_context(viewport=TABLE_SCREEN).new_page()
+    table_errors = watch_errors(table)
+    table.goto(f"{site.url}/r/{code}/table/")
+    expect(table.locator("#table-lobby")).to_be_visible()
 
-        # Two rounds on the same typed board.
-        type_board(ann, TYPED)
-        ann.locator("#start-round").click()
-        play_round(site, code, 1, [(ann, "dog"), (bob, "zex")])
-        type_board(ann, TYPED)
-        ann.locator("#next-round").click()
-        play_round(site, code, 2, [(ann, "quiet"), (bob, "went")])
+    # Two rounds on the same typed board.
+    type_board(ann, TYPED)
+    ann.locator("#start-round").click()
+    play_round(site, code, 1, [(ann, "dog"), (bob, "zex")])
+    type_board(ann, TYPED)
+    ann.locator("#next-round").click()
+    play_round(site, code, 2, [(ann, "quiet"), (bob, "went")])
 
-        ann.get_by_role("button", name="End game", exact=True).click()
-        ann.get_by_role("button", name="Yes, end the game").click()
+    ann.get_by_role("button", name="End game", exact=True).click()
+    ann.get_by_role("button", name="Yes, end the game").click()
 
-        # Under the final standing, on the phone and on the host's laptop.
-        for page, you in ((bob, "Bob"), (ann, "Ann")):
-            panel = page.locator("#standing-panel")
-            expect(panel).to_be_visible()
-            awards = panel.locator(".standing-awards")
-            expect(awards.get_by_role("heading", name="Awards", exact=True)).to_be_visible()
-            check_awards(awards, you)
-            expect(award(awards, "longest_word").get_by_role("heading")).to_have_text(
-                "Longest word"
-            )
-        assert overflowing(bob) == []
-        assert small_targets(bob) == []
-        bob.locator(".standing-awards").scroll_into_view_if_needed()
-        shot(bob, "phone")
-        shot(bob, "phone-full", full_page=True)
-        shot(ann, "host-laptop")
-        assert serious_violations(bob) == []
-        bob.emulate_media(color_scheme="dark")
-        shot(bob, "phone-dark")
-        assert serious_violations(bob) == []
-        bob.emulate_media(color_scheme="light")
+    # Under the final standing, on the phone and on the host's laptop.
+    for page, you in ((bob, "Bob"), (ann, "Ann")):
+        panel = page.locator("#standing-panel")
+        expect(panel).to_be_visible()
+        awards = panel.locator(".standing-awards")
+        expect(awards.get_by_role("heading", name="Awards", exact=True)).to_be_visible()
+        check_awards(awards, you)
+        expect(award(awards, "longest_word").get_by_role("heading")).to_have_text("Longest word")
+    assert overflowing(bob) == []
+    assert small_targets(bob) == []
+    bob.locator(".standing-awards").scroll_into_view_if_needed()
+    shot(bob, "phone")
+    shot(bob, "phone-full", full_page=True)
+    shot(ann, "host-laptop")
+    assert serious_violations(bob) == []
+    bob.emulate_media(color_scheme="dark")
+    shot(bob, "phone-dark")
+    assert serious_violations(bob) == []
+    bob.emulate_media(color_scheme="light")
 
-        # The table screen: the same awards, big, under the game's totals.
-        awards = table.locator("#table-results .table-awards")
-        expect(awards).to_be_visible(timeout=ROUND_WAIT_MS)
-        check_awards(awards)
-        box = award(awards, "longest_word").locator(".award-word").bounding_box()
-        assert box is not None and box["height"] >= 28, box  # readable from across the table
-        assert overflowing(table) == []
-        shot(table, "table")
-        assert serious_violations(table) == []
+    # The table screen: the same awards, big, under the game's totals.
+    awards = table.locator("#table-results .table-awards")
+    expect(awards).to_be_visible(timeout=ROUND_WAIT_MS)
+    check_awards(awards)
+    box = award(awards, "longest_word").locator(".award-word").bounding_box()
+    assert box is not None and box["height"] >= 28, box  # readable from across the table
+    assert overflowing(table) == []
+    shot(table, "table")
+    assert serious_violations(table) == []
 
-        # A French table screen says the same in French.
-        french = french_context.new_page()
-        french_errors = watch_errors(french)
-        french.goto(f"{site.url}/r/{code}/table/")
-        french_awards = french.locator("#table-results .table-awards")
-        expect(french_awards.get_by_role("heading", name="Récompenses")).to_be_visible()
-        expect(award(french_awards, "longest_word")).to_contain_text("Mot le plus long")
-        expect(award(french_awards, "longest_word")).to_contain_text("(manche 2)")
-        expect(award(french_awards, "most_improved")).to_contain_text("1 → 2 points")
-        assert overflowing(french) == []
-        shot(french, "table-fr")
+    # A French table screen says the same in French.
+    french = room.new_context(viewport=TABLE_SCREEN, locale="fr-FR").new_page()
+    french_errors = watch_errors(french)
+    french.goto(f"{site.url}/r/{code}/table/")
+    french_awards = french.locator("#table-results .table-awards")
+    expect(french_awards.get_by_role("heading", name="Récompenses")).to_be_visible()
+    expect(award(french_awards, "longest_word")).to_contain_text("Mot le plus long")
+    expect(award(french_awards, "longest_word")).to_contain_text("(manche 2)")
+    expect(award(french_awards, "most_improved")).to_contain_text("1 → 2 points")
+    assert overflowing(french) == []
+    shot(french, "table-fr")
 
-        # The history keeps them: the game's stats and awards, also after a reload.
-        for page, you in ((bob, "Bob"), (ann, "Ann")):
-            history = page.locator("#history-card .history-awards")
-            expect(history).to_be_visible()
-            check_awards(history, you)
-        bob.reload()
-        expect(bob.locator("#standing-panel .standing-awards")).to_be_visible()
-        check_awards(bob.locator("#standing-panel .standing-awards"), "Bob")
-        history = bob.locator("#history-card .history-awards")
-        check_awards(history, "Bob")
-        history.scroll_into_view_if_needed()
-        assert overflowing(bob) == []
-        shot(bob, "history-phone")
-        assert serious_violations(bob) == []
+    # The history keeps them: the game's stats and awards, also after a reload.
+    for page, you in ((bob, "Bob"), (ann, "Ann")):
+        history = page.locator("#history-card .history-awards")
+        expect(history).to_be_visible()
+        check_awards(history, you)
+    bob.reload()
+    expect(bob.locator("#standing-panel .standing-awards")).to_be_visible()
+    check_awards(bob.locator("#standing-panel .standing-awards"), "Bob")
+    history = bob.locator("#history-card .history-awards")
+    check_awards(history, "Bob")
+    history.scroll_into_view_if_needed()
+    assert overflowing(bob) == []
+    shot(bob, "history-phone")
+    assert serious_violations(bob) == []
 
-        # A rematch: until the new game has an ended round, the history shows the last
-        # game's awards; then its own, and a choice of game brings game 1's back.
-        ann.get_by_role("button", name="New game").click()
-        expect(ann.locator("#lobby-panel")).to_be_visible()
-        check_awards(ann.locator("#history-card .history-awards"), "Ann")
-        expect(ann.locator("#history-game")).to_have_count(0)
-        ann.locator("#start-round").click()
-        expect(ann.locator("#play-panel")).to_be_visible()
-        wait_until_playing(ann, timeout=ROUND_WAIT_MS)
-        ann.wait_for_function(
-            "() => [...document.querySelectorAll('#play-board .die')].every(d => d.dataset.face)"
-        )
-        best = words_on(board_faces(ann))[0].word
-        type_word(ann, best)
-        expect(my_word(ann, best)).to_be_visible()
-        site.end_round_now(code)
-        expect(ann.locator("#results-title")).to_have_text("Round 1 results", timeout=ROUND_WAIT_MS)
-        card = ann.locator("#history-card")
-        picker = card.get_by_label("Stats and awards of")
-        expect(picker).to_have_value("2")
-        expect(picker.locator("option")).to_have_text(["Game 2 (this game)", "Game 1"])
-        expect(award(card, "longest_word").locator(".award-word")).to_have_text(best)
-        expect(award(card, "best_find")).to_have_count(1)
-        expect(award(card, "most_improved")).to_have_count(0)  # one round: nobody improved
-        picker.focus()
-        picker.select_option("1")
-        expect(award(card, "most_improved")).to_have_count(1)
-        check_awards(card.locator(".history-awards"), "Ann")
-        expect(card.locator(".stats-table tbody tr")).to_have_count(2)
-        expect(picker).to_be_focused()
-        card.locator(".history-awards").scroll_into_view_if_needed()
-        shot(ann, "history-laptop")
-        assert serious_violations(ann) == []
+    # A rematch: until the new game has an ended round, the history shows the last
+    # game's awards; then its own, and a choice of game brings game 1's back.
+    ann.get_by_role("button", name="New game").click()
+    expect(ann.locator("#lobby-panel")).to_be_visible()
+    check_awards(ann.locator("#history-card .history-awards"), "Ann")
+    expect(ann.locator("#history-game")).to_have_count(0)
+    ann.locator("#start-round").click()
+    expect(ann.locator("#play-panel")).to_be_visible()
+    wait_until_playing(ann, timeout=ROUND_WAIT_MS)
+    ann.wait_for_function(
+        "() => [...document.querySelectorAll('#play-board .die')].every(d => d.dataset.face)"
+    )
+    best = words_on(board_faces(ann))[0].word
+    type_word(ann, best)
+    expect(my_word(ann, best)).to_be_visible()
+    site.end_round_now(code)
+    expect(ann.locator("#results-title")).to_have_text("Round 1 results", timeout=ROUND_WAIT_MS)
+    card = ann.locator("#history-card")
+    picker = card.get_by_label("Stats and awards of")
+    expect(picker).to_have_value("2")
+    expect(picker.locator("option")).to_have_text(["Game 2 (this game)", "Game 1"])
+    expect(award(card, "longest_word").locator(".award-word")).to_have_text(best)
+    expect(award(card, "best_find")).to_have_count(1)
+    expect(award(card, "most_improved")).to_have_count(0)  # one round: nobody improved
+    picker.focus()
+    picker.select_option("1")
+    expect(award(card, "most_improved")).to_have_count(1)
+    check_awards(card.locator(".history-awards"), "Ann")
+    expect(card.locator(".stats-table tbody tr")).to_have_count(2)
+    expect(picker).to_be_focused()
+    card.locator(".history-awards").scroll_into_view_if_needed()
+    shot(ann, "history-laptop")
+    assert serious_violations(ann) == []
 
-        assert ann_errors == [] and bob_errors == []
-        assert table_errors == [] and french_errors == []
-    finally:
-        ann_context.close()
-        bob_context.close()
-        table_context.close()
-        french_context.close()
+    assert ann_errors == [] and bob_errors == []
+    assert table_errors == [] and french_errors == []

@@ -19,15 +19,14 @@ from __future__ import annotations
 import re
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Page, expect
 
 from tests.browser.helpers import (
+    SHARP_PHONE,
     TABLE_SCREEN,
-    create_room,
-    join_room,
+    OpenRoom,
     my_word,
     overflowing,
-    phone_context,
     screenshot,
     small_targets,
     type_board,
@@ -57,106 +56,101 @@ def play(page: Page, word: str, kind: str = "good") -> None:
     expect(my_word(page, word, kind)).to_be_visible()
 
 
-def test_two_phones_play_a_chess_round_and_the_table_shows_the_clocks(site, browser: Browser):
-    ann_context = phone_context(browser, device_scale_factor=2)
-    bob_context = phone_context(browser, device_scale_factor=2)
-    table_context = browser.new_context(viewport=TABLE_SCREEN)
-    try:
-        ann, bob, table = ann_context.new_page(), bob_context.new_page(), table_context.new_page()
-        errors = [watch_errors(page) for page in (ann, bob, table)]
-        code = create_room(ann, site.url, "Ann")
-        join_room(bob, f"{site.url}/r/{code}/", "Bob")
-        table.goto(f"{site.url}/r/{code}/table/")
+def test_two_phones_play_a_chess_round_and_the_table_shows_the_clocks(
+    site, host_and_guest: OpenRoom
+):
+    room = host_and_guest(host_device=SHARP_PHONE, guest_device=SHARP_PHONE)
+    ann, bob, code = room.host, room.guest, room.code
+    table = room.new_context(viewport=TABLE_SCREEN).new_page()
+    errors = [room.host_errors, room.guest_errors, watch_errors(table)]
+    table.goto(f"{site.url}/r/{code}/table/")
 
-        # The host picks the chess clock, and 30 s each.
-        form = ann.locator("#settings-form")
-        seconds = form.get_by_label("Time per player")
-        expect(seconds).to_be_hidden()
-        form.get_by_role("radio", name="Chess clock").check()
-        expect(ann.locator("#settings-status")).to_have_text("Saved ✓")
-        expect(seconds).to_be_visible()
-        expect(seconds).to_have_value("60")
-        seconds.select_option("30")
-        expect(ann.locator("#settings-status")).to_have_text("Saved ✓")
-        expect(bob.locator("#settings-summary")).to_contain_text("chess clock: 30 s each")
-        assert overflowing(ann) == []
-        assert small_targets(ann) == []
-        form.get_by_role("radio", name="Chess clock").scroll_into_view_if_needed()
-        shot(ann, "lobby-phone")
+    # The host picks the chess clock, and 30 s each.
+    form = ann.locator("#settings-form")
+    seconds = form.get_by_label("Time per player")
+    expect(seconds).to_be_hidden()
+    form.get_by_role("radio", name="Chess clock").check()
+    expect(ann.locator("#settings-status")).to_have_text("Saved ✓")
+    expect(seconds).to_be_visible()
+    expect(seconds).to_have_value("60")
+    seconds.select_option("30")
+    expect(ann.locator("#settings-status")).to_have_text("Saved ✓")
+    expect(bob.locator("#settings-summary")).to_contain_text("chess clock: 30 s each")
+    assert overflowing(ann) == []
+    assert small_targets(ann) == []
+    form.get_by_role("radio", name="Chess clock").scroll_into_view_if_needed()
+    shot(ann, "lobby-phone")
 
-        type_board(ann, TYPED)
-        ann.locator("#start-round").click()
-        for page in (ann, bob):
-            expect(turn_line(page)).to_have_text(
-                re.compile(r"^(Your turn!|(Ann|Bob)'s turn)$"), timeout=ROUND_WAIT_MS
-            )
-        first, second = (ann, bob) if turn_line(ann).inner_text() == "Your turn!" else (bob, ann)
-        expect(turn_line(first)).to_have_text("Your turn!")
-        for page in (ann, bob):
-            clocks = page.locator("#chess-panel .chess-clock")
-            expect(clocks).to_have_count(2)
-            expect(page.locator('#chess-panel .chess-clock[aria-current="true"]')).to_have_count(1)
-            expect(page.locator("#timer-label")).to_have_text(
-                re.compile(r"^(Your clock|(Ann|Bob)'s clock)$")
-            )
-        expect(first.locator("#entry")).to_be_enabled()
+    type_board(ann, TYPED)
+    ann.locator("#start-round").click()
+    for page in (ann, bob):
+        expect(turn_line(page)).to_have_text(
+            re.compile(r"^(Your turn!|(Ann|Bob)'s turn)$"), timeout=ROUND_WAIT_MS
+        )
+    first, second = (ann, bob) if turn_line(ann).inner_text() == "Your turn!" else (bob, ann)
+    expect(turn_line(first)).to_have_text("Your turn!")
+    for page in (ann, bob):
+        clocks = page.locator("#chess-panel .chess-clock")
+        expect(clocks).to_have_count(2)
+        expect(page.locator('#chess-panel .chess-clock[aria-current="true"]')).to_have_count(1)
+        expect(page.locator("#timer-label")).to_have_text(
+            re.compile(r"^(Your clock|(Ann|Bob)'s clock)$")
+        )
+    expect(first.locator("#entry")).to_be_enabled()
 
-        # Out of turn: the word field waits, and a tap on the board says why; nothing is sent.
-        entry = second.locator("#entry")
-        expect(entry).to_be_disabled()
-        expect(entry).to_have_attribute("placeholder", "Wait for your turn")
-        second.locator('#play-board .die[data-cell="5"]').tap()
-        expect(turn_line(second)).to_contain_text("Wait for your turn")
-        expect(second.locator("#my-words li")).to_have_count(0)
-        shot(second, "wait-phone")
-        assert serious_violations(second) == []
+    # Out of turn: the word field waits, and a tap on the board says why; nothing is sent.
+    entry = second.locator("#entry")
+    expect(entry).to_be_disabled()
+    expect(entry).to_have_attribute("placeholder", "Wait for your turn")
+    second.locator('#play-board .die[data-cell="5"]').tap()
+    expect(turn_line(second)).to_contain_text("Wait for your turn")
+    expect(second.locator("#my-words li")).to_have_count(0)
+    shot(second, "wait-phone")
+    assert serious_violations(second) == []
 
-        # The player on turn plays BELT: the turn passes.
-        play(first, "belt")
-        expect(turn_line(second)).to_have_text("Your turn!")
-        expect(second.locator("#chess-panel .chess-played")).to_contain_text("BELT")
-        expect(first.locator("#entry")).to_be_disabled()
-        shot(second, "turn-phone")
-        first.wait_for_timeout(300)  # the verdict's pop settles before axe reads its colours
-        assert serious_violations(second) == []
-        assert serious_violations(first) == []
-        for page in (ann, bob):
-            assert overflowing(page) == []
-            assert small_targets(page) == []
+    # The player on turn plays BELT: the turn passes.
+    play(first, "belt")
+    expect(turn_line(second)).to_have_text("Your turn!")
+    expect(second.locator("#chess-panel .chess-played")).to_contain_text("BELT")
+    expect(first.locator("#entry")).to_be_disabled()
+    shot(second, "turn-phone")
+    first.wait_for_timeout(300)  # the verdict's pop settles before axe reads its colours
+    assert serious_violations(second) == []
+    assert serious_violations(first) == []
+    for page in (ann, bob):
+        assert overflowing(page) == []
+        assert small_targets(page) == []
 
-        # The table screen shows both clocks, big.
-        expect(table.locator("#table-chess .chess-clock")).to_have_count(2)
-        expect(table.locator("#table-chess-turn")).to_have_text(re.compile(r"^(Ann|Bob)'s turn$"))
-        shot(table, "table")
-        assert serious_violations(table) == []
+    # The table screen shows both clocks, big.
+    expect(table.locator("#table-chess .chess-clock")).to_have_count(2)
+    expect(table.locator("#table-chess-turn")).to_have_text(re.compile(r"^(Ann|Bob)'s turn$"))
+    shot(table, "table")
+    assert serious_violations(table) == []
 
-        # A word someone played: refused, and still their turn; then one that counts.
-        play(second, "belt", kind="bad")
-        expect(my_word(second, "belt", "bad")).to_contain_text("someone played that word")
-        expect(turn_line(second)).to_have_text("Your turn!")
-        play(second, "verb")
-        expect(turn_line(first)).to_have_text("Your turn!")
-        if first is ann:  # make it Bob's turn
-            play(ann, "vet")
-            expect(turn_line(bob)).to_have_text("Your turn!")
+    # A word someone played: refused, and still their turn; then one that counts.
+    play(second, "belt", kind="bad")
+    expect(my_word(second, "belt", "bad")).to_contain_text("someone played that word")
+    expect(turn_line(second)).to_have_text("Your turn!")
+    play(second, "verb")
+    expect(turn_line(first)).to_have_text("Your turn!")
+    if first is ann:  # make it Bob's turn
+        play(ann, "vet")
+        expect(turn_line(bob)).to_have_text("Your turn!")
 
-        # Bob's phone goes away on his turn: the host may skip him, and wins.
-        bob_context.close()
-        skip = ann.get_by_role("button", name="Skip Bob")
-        expect(skip).to_be_visible(timeout=ROUND_WAIT_MS)
-        expect(ann.locator("#timer-label")).to_have_text("Bob's clock")
-        shot(ann, "skip-phone")
-        # Bob's phone may go away right after Ann's own word: its verdict's pop (a fade in)
-        # settles before axe reads its colours, as in the other tests.
-        ann.wait_for_timeout(300)
-        assert serious_violations(ann) == []
-        skip.click()
-        expect(ann.locator("#results-panel")).to_be_visible(timeout=ROUND_WAIT_MS)
-        expect(ann.locator("#results-summary")).to_contain_text("You won: the last one with time")
-        expect(ann.locator("#results-body .scoreboard tbody tr").first).to_contain_text("Ann")
-        shot(ann, "results-phone")
-        expect(table.locator("#table-results-summary")).to_contain_text("Ann won: the last one")
-        assert errors[0] == [] and errors[2] == []
-    finally:
-        for context in (ann_context, bob_context, table_context):
-            context.close()
+    # Bob's phone goes away on his turn: the host may skip him, and wins.
+    bob.context.close()
+    skip = ann.get_by_role("button", name="Skip Bob")
+    expect(skip).to_be_visible(timeout=ROUND_WAIT_MS)
+    expect(ann.locator("#timer-label")).to_have_text("Bob's clock")
+    shot(ann, "skip-phone")
+    # Bob's phone may go away right after Ann's own word: its verdict's pop (a fade in)
+    # settles before axe reads its colours, as in the other tests.
+    ann.wait_for_timeout(300)
+    assert serious_violations(ann) == []
+    skip.click()
+    expect(ann.locator("#results-panel")).to_be_visible(timeout=ROUND_WAIT_MS)
+    expect(ann.locator("#results-summary")).to_contain_text("You won: the last one with time")
+    expect(ann.locator("#results-body .scoreboard tbody tr").first).to_contain_text("Ann")
+    shot(ann, "results-phone")
+    expect(table.locator("#table-results-summary")).to_contain_text("Ann won: the last one")
+    assert errors[0] == [] and errors[2] == []

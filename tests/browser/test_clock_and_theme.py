@@ -21,15 +21,14 @@ import sqlite3
 from datetime import UTC, datetime
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Page, expect
 
 from tests.browser.helpers import (
+    SHARP_PHONE,
     TABLE_SCREEN,
-    create_room,
-    join_room,
+    OpenRoom,
     my_word,
     overflowing,
-    phone_context,
     screenshot,
     small_targets,
     type_board,
@@ -105,68 +104,60 @@ def choose_clock_and_theme(host: Page, guest: Page) -> None:
     expect(summary).to_contain_text(re.compile(r"Next round\s*3:00"))
 
 
-def test_a_shrinking_clock_and_palindromes_on_a_phone(site, browser: Browser) -> None:
-    ann_context = phone_context(browser, device_scale_factor=2)
-    bob_context = phone_context(browser)
-    table_context = browser.new_context(viewport=TABLE_SCREEN)
-    try:
-        ann, bob, table = ann_context.new_page(), bob_context.new_page(), table_context.new_page()
-        errors = [watch_errors(page) for page in (ann, bob, table)]
-        add_theme_list(site)
-        code = create_room(ann, site.url, "Ann")
-        join_room(bob, f"{site.url}/r/{code}/", "Bob")
-        table.goto(f"{site.url}/r/{code}/table/")
+def test_a_shrinking_clock_and_palindromes_on_a_phone(site, host_and_guest: OpenRoom) -> None:
+    add_theme_list(site)
+    room = host_and_guest(host_device=SHARP_PHONE)
+    ann, bob, code = room.host, room.guest, room.code
+    table = room.new_context(viewport=TABLE_SCREEN).new_page()
+    errors = [room.host_errors, room.guest_errors, watch_errors(table)]
+    table.goto(f"{site.url}/r/{code}/table/")
 
-        choose_clock_and_theme(ann, bob)
-        ann.locator("#settings-card").scroll_into_view_if_needed()
-        assert overflowing(ann) == []
-        assert small_targets(ann) == []
-        assert serious_violations(ann) == []
-        ann.locator(".shrink-clock").scroll_into_view_if_needed()
-        screenshot(ann, "clock-theme-lobby-host")
-        bob.locator("#settings-summary").scroll_into_view_if_needed()
-        screenshot(bob, "clock-theme-lobby-guest")
-        assert serious_violations(bob) == []
+    choose_clock_and_theme(ann, bob)
+    ann.locator("#settings-card").scroll_into_view_if_needed()
+    assert overflowing(ann) == []
+    assert small_targets(ann) == []
+    assert serious_violations(ann) == []
+    ann.locator(".shrink-clock").scroll_into_view_if_needed()
+    screenshot(ann, "clock-theme-lobby-host")
+    bob.locator("#settings-summary").scroll_into_view_if_needed()
+    screenshot(bob, "clock-theme-lobby-guest")
+    assert serious_violations(bob) == []
 
-        type_board(ann, TYPED)
-        ann.locator("#start-round").click()
-        for page in (ann, bob):
-            wait_until_playing(page, timeout=ROUND_WAIT_MS)
-            expect(page.locator("#round-theme")).to_have_text("Theme: palindromes only")
-            expect(page.locator("#round-next")).to_have_text("Next round: 2:30")
-            expect(page.locator("#timer-value")).to_have_text(re.compile(r"^(3:00|2:5\d)$"))
-        expect(table.locator("#table-round-rules")).to_contain_text("Theme: palindromes only")
+    type_board(ann, TYPED)
+    ann.locator("#start-round").click()
+    for page in (ann, bob):
+        wait_until_playing(page, timeout=ROUND_WAIT_MS)
+        expect(page.locator("#round-theme")).to_have_text("Theme: palindromes only")
+        expect(page.locator("#round-next")).to_have_text("Next round: 2:30")
+        expect(page.locator("#timer-value")).to_have_text(re.compile(r"^(3:00|2:5\d)$"))
+    expect(table.locator("#table-round-rules")).to_contain_text("Theme: palindromes only")
 
-        type_word(bob, "rotor")
-        expect(my_word(bob, "rotor")).to_be_visible()
-        type_word(bob, "roster")
-        expect(bob.locator("#verdict")).to_contain_text("ROSTER: not a palindrome")
-        expect(my_word(bob, "roster", "bad")).to_contain_text("not a palindrome")
-        assert overflowing(bob) == []
-        bob.evaluate("() => window.scrollTo(0, 0)")
-        screenshot(bob, "clock-theme-round")
-        bob.wait_for_timeout(300)  # the verdict's pop and colours settle before axe looks
-        assert serious_violations(bob) == []
+    type_word(bob, "rotor")
+    expect(my_word(bob, "rotor")).to_be_visible()
+    type_word(bob, "roster")
+    expect(bob.locator("#verdict")).to_contain_text("ROSTER: not a palindrome")
+    expect(my_word(bob, "roster", "bad")).to_contain_text("not a palindrome")
+    assert overflowing(bob) == []
+    bob.evaluate("() => window.scrollTo(0, 0)")
+    screenshot(bob, "clock-theme-round")
+    bob.wait_for_timeout(300)  # the verdict's pop and colours settle before axe looks
+    assert serious_violations(bob) == []
 
-        site.end_round_now(code)
-        for page in (ann, bob):
-            expect(page.locator("#results-title")).to_have_text(
-                "Round 1 results", timeout=ROUND_WAIT_MS
-            )
-            expect(page.locator("#next-length")).to_have_text("Next round: 2:30")
-        refused = bob.locator('#results-body li.chip.rejected[data-word="roster"]')
-        expect(refused).to_contain_text("not a palindrome")
-        bob.evaluate("() => window.scrollTo(0, 0)")
-        screenshot(bob, "clock-theme-results")
+    site.end_round_now(code)
+    for page in (ann, bob):
+        expect(page.locator("#results-title")).to_have_text(
+            "Round 1 results", timeout=ROUND_WAIT_MS
+        )
+        expect(page.locator("#next-length")).to_have_text("Next round: 2:30")
+    refused = bob.locator('#results-body li.chip.rejected[data-word="roster"]')
+    expect(refused).to_contain_text("not a palindrome")
+    bob.evaluate("() => window.scrollTo(0, 0)")
+    screenshot(bob, "clock-theme-results")
 
-        # The second round is 30 s shorter, and says the next one is shorter still.
-        ann.locator("#next-round").click()
-        wait_until_playing(bob, timeout=ROUND_WAIT_MS)
-        expect(bob.locator("#round-next")).to_have_text("Next round: 2:00")
-        expect(bob.locator("#timer-value")).to_have_text(re.compile(r"^(2:30|2:[0-2]\d)$"))
-        for page_errors in errors:
-            assert page_errors == []
-    finally:
-        ann_context.close()
-        bob_context.close()
-        table_context.close()
+    # The second round is 30 s shorter, and says the next one is shorter still.
+    ann.locator("#next-round").click()
+    wait_until_playing(bob, timeout=ROUND_WAIT_MS)
+    expect(bob.locator("#round-next")).to_have_text("Next round: 2:00")
+    expect(bob.locator("#timer-value")).to_have_text(re.compile(r"^(2:30|2:[0-2]\d)$"))
+    for page_errors in errors:
+        assert page_errors == []

@@ -21,11 +21,11 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser.helpers import (
-    DESKTOP,
+    SHARP_PHONE,
     TABLE_SCREEN,
+    OpenRoom,
     board_faces,
     create_room,
-    join_room,
     my_word,
     overflowing,
     phone_context,
@@ -121,31 +121,26 @@ def test_a_refusal_can_be_undone(site, browser) -> None:
             context.close()
 
 
-def test_the_table_screen_ready_check_says_whom_it_waits_for(site, browser) -> None:
+def test_the_table_screen_ready_check_says_whom_it_waits_for(
+    site, host_and_guest: OpenRoom
+) -> None:
     """A ready check nobody has answered yet: the table screen shows "Ready?" and whom it
     waits for, and no "null" under it (a missing line written as text)."""
-    ann_context = browser.new_context(viewport=DESKTOP)
-    bob_context = phone_context(browser)
-    table_context = browser.new_context(viewport=TABLE_SCREEN)
-    try:
-        ann, bob, table = ann_context.new_page(), bob_context.new_page(), table_context.new_page()
-        errors = [watch_errors(page) for page in (ann, bob, table)]
-        code = create_room(ann, site.url, "Ann")
-        join_room(bob, f"{site.url}/r/{code}/", "Bob")
-        ann.get_by_label("Ready check before each round").check()
-        expect(ann.locator("#settings-status")).to_have_text("Saved ✓")
-        table.goto(f"{site.url}/r/{code}/table/")
-        expect(table.locator("#table-connection")).to_have_attribute("data-status", "open")
-        ann.locator("#start-round").click()
-        countdown = table.locator("#table-countdown")
-        expect(countdown).to_contain_text("Waiting for: Ann and Bob", timeout=ROUND_WAIT_MS)
-        lines = countdown.evaluate("el => [...el.childNodes].map(node => node.textContent)")
-        assert lines == ["Ready?", "Waiting for: Ann and Bob"], lines
-        shot(table, "table-ready-check")
-        assert errors == [[], [], []]
-    finally:
-        for context in (ann_context, bob_context, table_context):
-            context.close()
+    room = host_and_guest()
+    ann, code = room.host, room.code
+    table = room.new_context(viewport=TABLE_SCREEN).new_page()
+    errors = [room.host_errors, room.guest_errors, watch_errors(table)]
+    ann.get_by_label("Ready check before each round").check()
+    expect(ann.locator("#settings-status")).to_have_text("Saved ✓")
+    table.goto(f"{site.url}/r/{code}/table/")
+    expect(table.locator("#table-connection")).to_have_attribute("data-status", "open")
+    ann.locator("#start-round").click()
+    countdown = table.locator("#table-countdown")
+    expect(countdown).to_contain_text("Waiting for: Ann and Bob", timeout=ROUND_WAIT_MS)
+    lines = countdown.evaluate("el => [...el.childNodes].map(node => node.textContent)")
+    assert lines == ["Ready?", "Waiting for: Ann and Bob"], lines
+    shot(table, "table-ready-check")
+    assert errors == [[], [], []]
 
 
 def test_the_results_give_one_share_of_the_maximum(site, browser) -> None:
@@ -222,74 +217,60 @@ def test_a_phone_shows_score_words_left_and_hint_with_the_board(site, browser) -
         context.close()
 
 
-def test_a_teams_lobby_on_a_phone_says_to_pick_a_team(site, browser) -> None:
+def test_a_teams_lobby_on_a_phone_says_to_pick_a_team(host_and_guest: OpenRoom) -> None:
     """Ann (laptop) makes the room a teams room; Bob's phone, at the top of the lobby, says
     to pick a team and shows each team's button; he picks Team 1 there and every page
     shows him in it."""
-    ann_context = browser.new_context(viewport=DESKTOP)
-    bob_context = phone_context(browser, device_scale_factor=2)
-    try:
-        ann, bob = ann_context.new_page(), bob_context.new_page()
-        errors = [watch_errors(page) for page in (ann, bob)]
-        code = create_room(ann, site.url, "Ann")
-        join_room(bob, f"{site.url}/r/{code}/", "Bob")
-        ann.locator("#settings-form").get_by_role("radio", name="Teams").check()
-        expect(ann.locator("#settings-status")).to_have_text("Saved ✓")
-        picker = bob.locator("#lobby-teams")
-        expect(picker).to_be_visible()
-        expect(bob.locator("#lobby-text")).to_contain_text("Pick a team")
-        mine = picker.locator('button[aria-pressed="true"]')
-        expect(mine).to_contain_text("Team 2")  # placed in the smaller team
-        bob.evaluate("window.scrollTo(0, 0)")
-        assert in_view(bob, "#lobby-teams"), bob.locator("#lobby-teams").bounding_box()
-        assert small_targets(bob) == [] and overflowing(bob) == []
-        shot(bob, "teams-lobby-phone")
-        picker.get_by_role("button", name=re.compile("Team 1")).click()
-        expect(picker.locator('button[aria-pressed="true"]')).to_contain_text("Team 1")
-        for page in (ann, bob):
-            expect(
-                page.locator('#players li.team-group[data-team="1"] li.player .nickname')
-            ).to_have_text(["Ann", "Bob"])
-        bob.emulate_media(color_scheme="dark")
-        shot(bob, "teams-lobby-phone-dark")
-        assert serious_violations(bob) == []
-        assert errors == [[], []]
-    finally:
-        ann_context.close()
-        bob_context.close()
+    room = host_and_guest(guest_device=SHARP_PHONE)
+    ann, bob = room.host, room.guest
+    errors = [room.host_errors, room.guest_errors]
+    ann.locator("#settings-form").get_by_role("radio", name="Teams").check()
+    expect(ann.locator("#settings-status")).to_have_text("Saved ✓")
+    picker = bob.locator("#lobby-teams")
+    expect(picker).to_be_visible()
+    expect(bob.locator("#lobby-text")).to_contain_text("Pick a team")
+    mine = picker.locator('button[aria-pressed="true"]')
+    expect(mine).to_contain_text("Team 2")  # placed in the smaller team
+    bob.evaluate("window.scrollTo(0, 0)")
+    assert in_view(bob, "#lobby-teams"), bob.locator("#lobby-teams").bounding_box()
+    assert small_targets(bob) == [] and overflowing(bob) == []
+    shot(bob, "teams-lobby-phone")
+    picker.get_by_role("button", name=re.compile("Team 1")).click()
+    expect(picker.locator('button[aria-pressed="true"]')).to_contain_text("Team 1")
+    for page in (ann, bob):
+        expect(
+            page.locator('#players li.team-group[data-team="1"] li.player .nickname')
+        ).to_have_text(["Ann", "Bob"])
+    bob.emulate_media(color_scheme="dark")
+    shot(bob, "teams-lobby-phone-dark")
+    assert serious_violations(bob) == []
+    assert errors == [[], []]
 
 
-def test_a_kicked_player_hears_when_they_may_come_back(site, browser) -> None:
+def test_a_kicked_player_hears_when_they_may_come_back(host_and_guest: OpenRoom) -> None:
     """Ann removes Bob: Bob's phone is not offered "Join again" (the server would refuse
     it) and says only the host can let him back. Ann lets him back in: his phone says so
     and offers "Join again", which takes him back into the room."""
-    ann_context = browser.new_context(viewport=DESKTOP)
-    bob_context = phone_context(browser)
-    try:
-        ann, bob = ann_context.new_page(), bob_context.new_page()
-        errors = [watch_errors(page) for page in (ann, bob)]
-        code = create_room(ann, site.url, "Ann")
-        join_room(bob, f"{site.url}/r/{code}/", "Bob")
-        ann.get_by_role("button", name="Remove: Bob").click()
-        ann.get_by_role("button", name="Sure? Remove: Bob").click()
-        expect(bob.locator("#gone-title")).to_have_text("You were removed from the room")
-        expect(bob.locator("#rejoin")).to_be_hidden()
-        expect(bob.locator("#gone-text")).to_contain_text("Only the host can let you back in")
-        shot(bob, "kicked-phone")
+    room = host_and_guest()
+    ann, bob = room.host, room.guest
+    errors = [room.host_errors, room.guest_errors]
+    ann.get_by_role("button", name="Remove: Bob").click()
+    ann.get_by_role("button", name="Sure? Remove: Bob").click()
+    expect(bob.locator("#gone-title")).to_have_text("You were removed from the room")
+    expect(bob.locator("#rejoin")).to_be_hidden()
+    expect(bob.locator("#gone-text")).to_contain_text("Only the host can let you back in")
+    shot(bob, "kicked-phone")
 
-        ann.get_by_role("button", name="Let back in: Bob").click()
-        expect(bob.locator("#gone-title")).to_have_text("The host let you back in")
-        rejoin = bob.get_by_role("button", name="Join again")
-        expect(rejoin).to_be_visible()
-        expect(bob.locator("#live")).to_contain_text("let you back in")
-        shot(bob, "let-back-in-phone")
-        rejoin.click()
-        bob.locator("#join-form button[type=submit]").click()
-        expect(bob.locator("#lobby-panel")).to_be_visible()
-        expect(ann.locator("#players .player", has_text="Bob")).to_be_visible()
-        assert errors[0] == []
-        # Bob's console: the refused socket of the kick, nothing else.
-        assert [error for error in errors[1] if "WebSocket" not in error] == []
-    finally:
-        ann_context.close()
-        bob_context.close()
+    ann.get_by_role("button", name="Let back in: Bob").click()
+    expect(bob.locator("#gone-title")).to_have_text("The host let you back in")
+    rejoin = bob.get_by_role("button", name="Join again")
+    expect(rejoin).to_be_visible()
+    expect(bob.locator("#live")).to_contain_text("let you back in")
+    shot(bob, "let-back-in-phone")
+    rejoin.click()
+    bob.locator("#join-form button[type=submit]").click()
+    expect(bob.locator("#lobby-panel")).to_be_visible()
+    expect(ann.locator("#players .player", has_text="Bob")).to_be_visible()
+    assert errors[0] == []
+    # Bob's console: the refused socket of the kick, nothing else.
+    assert [error for error in errors[1] if "WebSocket" not in error] == []

@@ -16,11 +16,10 @@ from playwright.sync_api import Browser, Page, expect
 from tests.browser.helpers import (
     DESKTOP,
     PHONE,
-    create_room,
-    join_room,
+    TOUCH_PHONE,
+    OpenRoom,
     my_word,
     overflowing,
-    phone_context,
     screenshot,
     small_targets,
     type_board,
@@ -50,68 +49,61 @@ def press_twice(page: Page, first: str, second: str, sure: str = "Sure?") -> Non
         expect(button).to_have_text(second)
 
 
-def test_a_round_played_on_paper_on_two_phones(site, browser: Browser) -> None:
-    ann_context = phone_context(browser)
-    bob_context = phone_context(browser)
-    try:
-        ann, bob = ann_context.new_page(), bob_context.new_page()
-        errors = [watch_errors(page) for page in (ann, bob)]
-        code = create_room(ann, site.url, "Ann")
-        join_room(bob, f"{site.url}/r/{code}/", "Bob")
-        ann.locator("#settings-form").get_by_label("Play on paper").check()
-        expect(ann.locator("#settings-status")).to_have_text("Saved ✓")
-        expect(bob.locator("#settings-summary")).to_contain_text(
-            "written on paper, entered when the time is up"
+def test_a_round_played_on_paper_on_two_phones(host_and_guest: OpenRoom) -> None:
+    room = host_and_guest(host_device=TOUCH_PHONE)
+    ann, bob = room.host, room.guest
+    errors = [room.host_errors, room.guest_errors]
+    ann.locator("#settings-form").get_by_label("Play on paper").check()
+    expect(ann.locator("#settings-status")).to_have_text("Saved ✓")
+    expect(bob.locator("#settings-summary")).to_contain_text(
+        "written on paper, entered when the time is up"
+    )
+
+    type_board(ann, TYPED)
+    ann.locator("#start-round").click()
+    for page in (ann, bob):
+        # Writing: the timer runs, the phone takes no word, and says what to do.
+        expect(page.locator("#paper-note")).to_contain_text(
+            "Write your words on paper", timeout=ROUND_WAIT_MS
         )
+        expect(page.locator("#entry")).to_be_disabled()
+        expect(page.locator("#paper-list")).to_be_hidden()
+    expect(bob.locator("#round-rules")).to_contain_text("played on paper")
+    screenshot(bob, "paper-writing")
+    assert serious_violations(bob) == []
 
-        type_board(ann, TYPED)
-        ann.locator("#start-round").click()
-        for page in (ann, bob):
-            # Writing: the timer runs, the phone takes no word, and says what to do.
-            expect(page.locator("#paper-note")).to_contain_text(
-                "Write your words on paper", timeout=ROUND_WAIT_MS
-            )
-            expect(page.locator("#entry")).to_be_disabled()
-            expect(page.locator("#paper-list")).to_be_hidden()
-        expect(bob.locator("#round-rules")).to_contain_text("played on paper")
-        screenshot(bob, "paper-writing")
-        assert serious_violations(bob) == []
+    press_twice(ann, "Time's up", "Score the lists")
+    for page in (ann, bob):
+        expect(page.locator("#paper-list")).to_be_visible(timeout=ROUND_WAIT_MS)
+        expect(page.locator("#paper-note")).to_contain_text("Time's up!")
+    # Bob pastes what he wrote, one word a line and some on one line.
+    bob.get_by_label("The words you wrote").fill("cats\nquiet went\nzebra, dogz")
+    bob.get_by_role("button", name="Send my list").click()
+    expect(bob.locator("#paper-sent")).to_have_text("5 words sent: see each verdict below.")
+    for word in ("cats", "quiet", "went"):
+        expect(my_word(bob, word)).to_be_visible()
+    expect(my_word(bob, "zebra", "bad")).to_contain_text("not on the board")
+    expect(my_word(bob, "dogz", "bad")).to_contain_text("not in the dictionary")
+    ann.get_by_label("The words you wrote").fill("cats diet")
+    ann.get_by_role("button", name="Send my list").click()
+    expect(my_word(ann, "diet")).to_be_visible()
+    assert overflowing(bob) == []
+    assert small_targets(bob) == []
+    bob.locator("#paper-list").scroll_into_view_if_needed()
+    screenshot(bob, "paper-lists")
+    bob.wait_for_timeout(300)  # the verdict's pop settles before axe looks
+    assert serious_violations(bob) == []
 
-        press_twice(ann, "Time's up", "Score the lists")
-        for page in (ann, bob):
-            expect(page.locator("#paper-list")).to_be_visible(timeout=ROUND_WAIT_MS)
-            expect(page.locator("#paper-note")).to_contain_text("Time's up!")
-        # Bob pastes what he wrote, one word a line and some on one line.
-        bob.get_by_label("The words you wrote").fill("cats\nquiet went\nzebra, dogz")
-        bob.get_by_role("button", name="Send my list").click()
-        expect(bob.locator("#paper-sent")).to_have_text("5 words sent: see each verdict below.")
-        for word in ("cats", "quiet", "went"):
-            expect(my_word(bob, word)).to_be_visible()
-        expect(my_word(bob, "zebra", "bad")).to_contain_text("not on the board")
-        expect(my_word(bob, "dogz", "bad")).to_contain_text("not in the dictionary")
-        ann.get_by_label("The words you wrote").fill("cats diet")
-        ann.get_by_role("button", name="Send my list").click()
-        expect(my_word(ann, "diet")).to_be_visible()
-        assert overflowing(bob) == []
-        assert small_targets(bob) == []
-        bob.locator("#paper-list").scroll_into_view_if_needed()
-        screenshot(bob, "paper-lists")
-        bob.wait_for_timeout(300)  # the verdict's pop settles before axe looks
-        assert serious_violations(bob) == []
-
-        press_twice(ann, "Score the lists", "")
-        for page in (ann, bob):
-            expect(page.locator("#results-title")).to_have_text(
-                "Round 1 results", timeout=ROUND_WAIT_MS
-            )
-        # Both wrote "cats": it cancels; Bob's quiet (2) and went (1) count.
-        bob_row = bob.locator("#results-body tr", has_text="Bob")
-        expect(bob_row.first).to_contain_text("3")
-        for page_errors in errors:
-            assert page_errors == []
-    finally:
-        ann_context.close()
-        bob_context.close()
+    press_twice(ann, "Score the lists", "")
+    for page in (ann, bob):
+        expect(page.locator("#results-title")).to_have_text(
+            "Round 1 results", timeout=ROUND_WAIT_MS
+        )
+    # Both wrote "cats": it cancels; Bob's quiet (2) and went (1) count.
+    bob_row = bob.locator("#results-body tr", has_text="Bob")
+    expect(bob_row.first).to_contain_text("3")
+    for page_errors in errors:
+        assert page_errors == []
 
 
 def test_a_dutch_laptop_hosts_a_paper_round_for_a_french_phone(site, browser: Browser) -> None:

@@ -13,9 +13,10 @@ from playwright.sync_api import expect
 from tests.browser.helpers import (
     DESKTOP,
     PHONE,
+    SHARP_PHONE,
+    OpenRoom,
     board_faces,
     create_room,
-    join_room,
     my_word,
     overflowing,
     phone_context,
@@ -170,45 +171,40 @@ def test_own_words_are_in_view_during_a_round(site, browser, viewport) -> None:
 LONG_NAME = "WWWWWWWWWWWW_MMMMMMMMMMM"
 
 
-def test_a_long_nickname_does_not_widen_the_page(site, browser) -> None:
+def test_a_long_nickname_does_not_widen_the_page(site, host_and_guest: OpenRoom) -> None:
     """A 24-character nickname without spaces, at 360 px: lobby, round and results fit."""
     assert len(LONG_NAME) == 24
-    host_context = sharp_phone_context(browser)
-    guest_context = sharp_phone_context(browser)
-    try:
-        host, guest = host_context.new_page(), guest_context.new_page()
-        errors = watch_errors(host) + watch_errors(guest)
-        code = create_room(host, site.url, LONG_NAME)
-        guest.goto(f"{site.url}/r/{code}/")
-        expect(guest.locator("#join-summary")).to_contain_text(LONG_NAME)
-        assert overflowing(guest) == [], "join form"
-        join_room(guest, f"{site.url}/r/{code}/", LONG_NAME[::-1])
-        expect(host.locator("#players .player")).to_have_count(2)
-        for page, name in [(host, "host"), (guest, "guest")]:
-            assert overflowing(page) == [], f"lobby ({name})"
-        shot(guest, "long-name-lobby")
+    room = host_and_guest(
+        LONG_NAME, LONG_NAME[::-1], host_device=SHARP_PHONE, guest_device=SHARP_PHONE, join=False
+    )
+    host, guest, code = room.host, room.guest, room.code
+    guest.goto(f"{site.url}/r/{code}/")
+    expect(guest.locator("#join-summary")).to_contain_text(LONG_NAME)
+    assert overflowing(guest) == [], "join form"
+    room.join()
+    expect(host.locator("#players .player")).to_have_count(2)
+    for page, name in [(host, "host"), (guest, "guest")]:
+        assert overflowing(page) == [], f"lobby ({name})"
+    shot(guest, "long-name-lobby")
 
-        host.locator("#start-round").click()
-        wait_until_playing(host)
-        wait_until_playing(guest)
-        found = words_on(board_faces(host))
-        type_word(host, found[0].word)
-        expect(my_word(host, found[0].word)).to_be_visible()
-        type_word(guest, found[1].word)
-        expect(my_word(guest, found[1].word)).to_be_visible()
-        for page, name in [(host, "host"), (guest, "guest")]:
-            assert overflowing(page) == [], f"round ({name})"
+    host.locator("#start-round").click()
+    wait_until_playing(host)
+    wait_until_playing(guest)
+    found = words_on(board_faces(host))
+    type_word(host, found[0].word)
+    expect(my_word(host, found[0].word)).to_be_visible()
+    type_word(guest, found[1].word)
+    expect(my_word(guest, found[1].word)).to_be_visible()
+    for page, name in [(host, "host"), (guest, "guest")]:
+        assert overflowing(page) == [], f"round ({name})"
 
-        site.end_round_now(code)
-        expect(host.locator("#results-panel")).to_be_visible()
-        expect(guest.locator("#results-panel")).to_be_visible()
-        for page, name in [(host, "host"), (guest, "guest")]:
-            assert overflowing(page) == [], f"results ({name}): {overflowing(page)}"
-        shot(guest, "long-name-results")
-        assert errors == []
-    finally:
-        host_context.close()
-        guest_context.close()
+    site.end_round_now(code)
+    expect(host.locator("#results-panel")).to_be_visible()
+    expect(guest.locator("#results-panel")).to_be_visible()
+    for page, name in [(host, "host"), (guest, "guest")]:
+        assert overflowing(page) == [], f"results ({name}): {overflowing(page)}"
+    shot(guest, "long-name-results")
+    assert room.host_errors == [] and room.guest_errors == []
 
 
 def test_rounds_can_last_30_seconds(site, browser) -> None:

@@ -17,12 +17,11 @@ from playwright.sync_api import Page, expect
 
 from solver.board import parse_board
 from tests.browser.helpers import (
-    DESKTOP,
     PHONE,
     DaphneServer,
+    OpenRoom,
     board_faces,
     create_room,
-    join_room,
     screenshot,
     wait_until_playing,
     watch_errors,
@@ -41,66 +40,59 @@ PHOTO = (
 PHOTO_BOARD = [list("ygkh"), list("auox"), list("mrlz"), list("isio")]
 
 
-def test_a_board_from_a_photo_then_a_typed_board(site, browser) -> None:
+def test_a_board_from_a_photo_then_a_typed_board(site, host_and_guest: OpenRoom) -> None:
     if not PHOTO.is_file():
         pytest.skip(f"the labelled board photos are not here ({PHOTO}); they live outside the repo")
-    ann_context = browser.new_context(viewport=DESKTOP)
-    bob_context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
-    try:
-        ann, bob = ann_context.new_page(), bob_context.new_page()
-        ann_errors, bob_errors = watch_errors(ann), watch_errors(bob)
-        code = create_room(ann, site.url, "Ann")
-        join_room(bob, f"{site.url}/r/{code}/", "Bob")
+    room = host_and_guest()
+    ann, bob, code = room.host, room.guest, room.code
+    ann_errors, bob_errors = room.host_errors, room.guest_errors
 
-        expect(bob.locator("#photo-button")).to_be_visible()
-        expect(bob.locator("#type-board")).to_be_hidden()  # only the host sets boards
-        assert bob.locator("#photo-input").get_attribute("capture") == "environment"
-        bob.locator("#photo-input").set_input_files(str(PHOTO))
+    expect(bob.locator("#photo-button")).to_be_visible()
+    expect(bob.locator("#type-board")).to_be_hidden()  # only the host sets boards
+    assert bob.locator("#photo-input").get_attribute("capture") == "environment"
+    bob.locator("#photo-input").set_input_files(str(PHOTO))
 
-        for page in (ann, bob):
-            expect(page.locator("#photo-grid .die-input")).to_have_count(16, timeout=60_000)
-        values = ann.locator("#photo-grid .die-input").evaluate_all("d => d.map(i => i.value)")
-        assert [v.lower() for v in values] == [face for row in PHOTO_BOARD for face in row]
-        ann.reload()  # the read photo is part of the room's state: it comes back
-        expect(ann.locator("#photo-grid .die-input")).to_have_count(16, timeout=20_000)
-        values = ann.locator("#photo-grid .die-input").evaluate_all("d => d.map(i => i.value)")
-        assert [v.lower() for v in values] == [face for row in PHOTO_BOARD for face in row]
-        expect(bob.locator("#photo-host-note")).to_be_visible()
-        expect(bob.locator("#use-board")).to_be_hidden()
-        expect(ann.locator("#photo-learn")).to_be_hidden()  # at home the room learns anyway
-        assert bob.locator("#photo-grid .die-input").first.evaluate("i => i.readOnly")
+    for page in (ann, bob):
+        expect(page.locator("#photo-grid .die-input")).to_have_count(16, timeout=60_000)
+    values = ann.locator("#photo-grid .die-input").evaluate_all("d => d.map(i => i.value)")
+    assert [v.lower() for v in values] == [face for row in PHOTO_BOARD for face in row]
+    ann.reload()  # the read photo is part of the room's state: it comes back
+    expect(ann.locator("#photo-grid .die-input")).to_have_count(16, timeout=20_000)
+    values = ann.locator("#photo-grid .die-input").evaluate_all("d => d.map(i => i.value)")
+    assert [v.lower() for v in values] == [face for row in PHOTO_BOARD for face in row]
+    expect(bob.locator("#photo-host-note")).to_be_visible()
+    expect(bob.locator("#use-board")).to_be_hidden()
+    expect(ann.locator("#photo-learn")).to_be_hidden()  # at home the room learns anyway
+    assert bob.locator("#photo-grid .die-input").first.evaluate("i => i.readOnly")
 
-        ann.get_by_role("button", name="Use this board").click()
-        expect(ann.locator("#photo-next")).to_contain_text("YGKH AUOX MRLZ ISIO")
-        expect(bob.locator("#photo-next")).to_contain_text("YGKH AUOX MRLZ ISIO")
-        ann.locator("#start-round").click()
-        wait_until_playing(ann)
-        assert board_faces(ann) == PHOTO_BOARD
-        assert board_faces(bob) == PHOTO_BOARD
+    ann.get_by_role("button", name="Use this board").click()
+    expect(ann.locator("#photo-next")).to_contain_text("YGKH AUOX MRLZ ISIO")
+    expect(bob.locator("#photo-next")).to_contain_text("YGKH AUOX MRLZ ISIO")
+    ann.locator("#start-round").click()
+    wait_until_playing(ann)
+    assert board_faces(ann) == PHOTO_BOARD
+    assert board_faces(bob) == PHOTO_BOARD
 
-        site.end_round_now(code)
-        expect(ann.locator("#results-panel")).to_be_visible(timeout=10_000)
-        ann.get_by_role("button", name="Type a board").click()
-        inputs = ann.locator("#photo-grid .die-input")
-        expect(inputs).to_have_count(16)
-        expect(inputs.first).to_be_focused()
-        ann.get_by_role("button", name="Use this board").click()
-        expect(ann.locator("#photo-error")).to_have_text("Fill in every die first.")
-        ann.keyboard.type("catsqiexdogzwent")  # each die moves to the next; Q is the Qu die
-        values = inputs.evaluate_all("d => d.map(i => i.value)")
-        assert [v.lower() for v in values][:5] == ["c", "a", "t", "s", "qu"]
-        ann.get_by_role("button", name="Use this board").click()
-        expect(ann.locator("#photo-next")).to_contain_text("CATS QIEX DOGZ WENT")  # Q: the Qu die
-        ann.locator("#next-round").click()
-        typed = [list("cats"), ["qu", "i", "e", "x"], list("dogz"), list("went")]
-        for page in (ann, bob):
-            expect(page.locator("#round-title")).to_contain_text("2", timeout=20_000)
-            wait_until_playing(page)
-            assert board_faces(page) == typed
-        assert ann_errors == [] and bob_errors == []
-    finally:
-        ann_context.close()
-        bob_context.close()
+    site.end_round_now(code)
+    expect(ann.locator("#results-panel")).to_be_visible(timeout=10_000)
+    ann.get_by_role("button", name="Type a board").click()
+    inputs = ann.locator("#photo-grid .die-input")
+    expect(inputs).to_have_count(16)
+    expect(inputs.first).to_be_focused()
+    ann.get_by_role("button", name="Use this board").click()
+    expect(ann.locator("#photo-error")).to_have_text("Fill in every die first.")
+    ann.keyboard.type("catsqiexdogzwent")  # each die moves to the next; Q is the Qu die
+    values = inputs.evaluate_all("d => d.map(i => i.value)")
+    assert [v.lower() for v in values][:5] == ["c", "a", "t", "s", "qu"]
+    ann.get_by_role("button", name="Use this board").click()
+    expect(ann.locator("#photo-next")).to_contain_text("CATS QIEX DOGZ WENT")  # Q: the Qu die
+    ann.locator("#next-round").click()
+    typed = [list("cats"), ["qu", "i", "e", "x"], list("dogz"), list("went")]
+    for page in (ann, bob):
+        expect(page.locator("#round-title")).to_contain_text("2", timeout=20_000)
+        wait_until_playing(page)
+        assert board_faces(page) == typed
+    assert ann_errors == [] and bob_errors == []
 
 
 # ------------------------------------------------------------------ corners by hand
@@ -154,103 +146,96 @@ def corner_at(page: Page, index: int) -> list[float]:
     return [float(handle.get_attribute("data-x") or 0), float(handle.get_attribute("data-y") or 0)]
 
 
-def test_corners_placed_by_hand_on_a_phone(site, browser) -> None:
+def test_corners_placed_by_hand_on_a_phone(host_and_guest: OpenRoom) -> None:
     if not LOW_ANGLE_PHOTO.is_file():
         pytest.skip(f"the labelled board photos are not here ({LOW_ANGLE_PHOTO})")
-    ann_context = browser.new_context(viewport=DESKTOP)
-    bob_context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
-    try:
-        ann, bob = ann_context.new_page(), bob_context.new_page()
-        ann_errors, bob_errors = watch_errors(ann), watch_errors(bob)
-        code = create_room(ann, site.url, "Ann")
-        join_room(bob, f"{site.url}/r/{code}/", "Bob")
-        bob.locator("#photo-input").set_input_files(str(LOW_ANGLE_PHOTO))
+    room = host_and_guest()
+    ann, bob = room.host, room.guest
+    ann_errors, bob_errors = room.host_errors, room.guest_errors
+    bob.locator("#photo-input").set_input_files(str(LOW_ANGLE_PHOTO))
 
-        # The shipped detector finds no board in this low-angle photo; should a later one
-        # find it, the host may still disagree with the grid and place it by hand.
-        place, adjust = bob.locator("#photo-place"), bob.locator("#photo-adjust")
-        expect(bob.locator("#photo-place, #photo-adjust").filter(visible=True)).to_have_count(
-            1, timeout=60_000
+    # The shipped detector finds no board in this low-angle photo; should a later one
+    # find it, the host may still disagree with the grid and place it by hand.
+    place, adjust = bob.locator("#photo-place"), bob.locator("#photo-adjust")
+    expect(bob.locator("#photo-place, #photo-adjust").filter(visible=True)).to_have_count(
+        1, timeout=60_000
+    )
+    if place.is_visible():
+        expect(bob.locator("#photo-error")).to_contain_text("could not be read")
+        place.click()
+    else:
+        adjust.click()
+    stage = bob.locator(".corners-stage")
+    expect(stage).to_be_visible()
+    expect(bob.locator(".corner-handle")).to_have_count(4)
+    bob.wait_for_function("() => document.querySelector('.corners-photo').naturalWidth > 0")
+    screenshot(bob, "photo-corners-phone-start")
+
+    # The photo keeps its aspect (416x416: square) whatever its size on screen.
+    box = stage.bounding_box()
+    assert box is not None and abs(box["width"] - box["height"]) < 1.5
+    for handle in bob.locator(".corner-handle").all():
+        size = handle.bounding_box()
+        assert size is not None and size["width"] >= 44 and size["height"] >= 44
+
+    # Drag each corner with a finger onto the board's corner; the page never scrolls.
+    stage.scroll_into_view_if_needed()
+    scroll = bob.evaluate("() => window.scrollY")
+    loupe = bob.locator(".corners-loupe")
+
+    def loupe_shown() -> None:
+        expect(loupe).to_be_visible()  # the finger hides the corner: a loupe shows it
+        screenshot(bob, "photo-corners-phone-dragging")
+
+    for index, target in enumerate(LOW_ANGLE_CORNERS):
+        touch_drag(
+            bob,
+            handle_centre(bob, index),
+            on_screen(bob, target, 416, 416),
+            before_lifting=loupe_shown if index == 2 else None,
         )
-        if place.is_visible():
-            expect(bob.locator("#photo-error")).to_contain_text("could not be read")
-            place.click()
-        else:
-            adjust.click()
-        stage = bob.locator(".corners-stage")
-        expect(stage).to_be_visible()
-        expect(bob.locator(".corner-handle")).to_have_count(4)
-        bob.wait_for_function("() => document.querySelector('.corners-photo').naturalWidth > 0")
-        screenshot(bob, "photo-corners-phone-start")
+        expect(loupe).to_be_hidden()
+        assert bob.evaluate("() => window.scrollY") == scroll
+        assert corner_at(bob, index) == pytest.approx(target, abs=2.5)
+    lines = bob.locator(".corners-lines")
+    assert (lines.get_attribute("d") or "").count("M") == 2 * 3  # 4x4: 3 rows and 3 columns
 
-        # The photo keeps its aspect (416x416: square) whatever its size on screen.
-        box = stage.bounding_box()
-        assert box is not None and abs(box["width"] - box["height"]) < 1.5
-        for handle in bob.locator(".corner-handle").all():
-            size = handle.bounding_box()
-            assert size is not None and size["width"] >= 44 and size["height"] >= 44
+    # A keyboard moves a corner too: right, then back.
+    before = corner_at(bob, 1)
+    bob.locator(".corner-handle[data-corner='1']").focus()
+    bob.keyboard.press("ArrowRight")
+    assert corner_at(bob, 1)[0] > before[0]
+    bob.keyboard.press("ArrowLeft")
+    assert corner_at(bob, 1) == pytest.approx(before, abs=0.05)
 
-        # Drag each corner with a finger onto the board's corner; the page never scrolls.
-        stage.scroll_into_view_if_needed()
-        scroll = bob.evaluate("() => window.scrollY")
-        loupe = bob.locator(".corners-loupe")
+    bob.get_by_role("radio", name="5\u00d75").check()
+    assert (lines.get_attribute("d") or "").count("M") == 2 * 4
+    bob.get_by_role("radio", name="4\u00d74").check()
+    screenshot(bob, "photo-corners-phone-placed")
+    bob.get_by_role("button", name="Read these dice").click()
 
-        def loupe_shown() -> None:
-            expect(loupe).to_be_visible()  # the finger hides the corner: a loupe shows it
-            screenshot(bob, "photo-corners-phone-dragging")
+    faces = parse_board(LOW_ANGLE_BOARD).grid()
+    for page in (ann, bob):
+        inputs = page.locator("#photo-grid .die-input")
+        expect(inputs).to_have_count(16, timeout=60_000)
+        values = inputs.evaluate_all("d => d.map(i => i.value.toLowerCase())")
+        assert values == [face for row in faces for face in row]
+    ann.locator("#photo-card").scroll_into_view_if_needed()
+    screenshot(ann, "photo-corners-laptop-read")
+    bob.locator("#photo-grid").scroll_into_view_if_needed()
+    screenshot(bob, "photo-corners-phone-read")
 
-        for index, target in enumerate(LOW_ANGLE_CORNERS):
-            touch_drag(
-                bob,
-                handle_centre(bob, index),
-                on_screen(bob, target, 416, 416),
-                before_lifting=loupe_shown if index == 2 else None,
-            )
-            expect(loupe).to_be_hidden()
-            assert bob.evaluate("() => window.scrollY") == scroll
-            assert corner_at(bob, index) == pytest.approx(target, abs=2.5)
-        lines = bob.locator(".corners-lines")
-        assert lines.get_attribute("d").count("M") == 2 * 3  # 4x4: 3 rows and 3 columns
-
-        # A keyboard moves a corner too: right, then back.
-        before = corner_at(bob, 1)
-        bob.locator(".corner-handle[data-corner='1']").focus()
-        bob.keyboard.press("ArrowRight")
-        assert corner_at(bob, 1)[0] > before[0]
-        bob.keyboard.press("ArrowLeft")
-        assert corner_at(bob, 1) == pytest.approx(before, abs=0.05)
-
-        bob.get_by_role("radio", name="5\u00d75").check()
-        assert lines.get_attribute("d").count("M") == 2 * 4
-        bob.get_by_role("radio", name="4\u00d74").check()
-        screenshot(bob, "photo-corners-phone-placed")
-        bob.get_by_role("button", name="Read these dice").click()
-
-        faces = parse_board(LOW_ANGLE_BOARD).grid()
-        for page in (ann, bob):
-            inputs = page.locator("#photo-grid .die-input")
-            expect(inputs).to_have_count(16, timeout=60_000)
-            values = inputs.evaluate_all("d => d.map(i => i.value.toLowerCase())")
-            assert values == [face for row in faces for face in row]
-        ann.locator("#photo-card").scroll_into_view_if_needed()
-        screenshot(ann, "photo-corners-laptop-read")
-        bob.locator("#photo-grid").scroll_into_view_if_needed()
-        screenshot(bob, "photo-corners-phone-read")
-
-        # The host corrects a die and confirms: a reload shows the confirmed board, not the
-        # photo's grid.
-        first = ann.locator("#photo-grid .die-input").first
-        first.fill("z")
-        ann.get_by_role("button", name="Use this board").click()
-        confirmed = "Z" + LOW_ANGLE_BOARD.upper()[1:]
-        expect(ann.locator("#photo-next")).to_contain_text(confirmed)
-        ann.reload()
-        expect(ann.locator("#photo-next")).to_contain_text(confirmed)
-        expect(ann.locator("#photo-form")).to_be_hidden()
-        assert ann_errors == [] and bob_errors == []
-    finally:
-        ann_context.close()
-        bob_context.close()
+    # The host corrects a die and confirms: a reload shows the confirmed board, not the
+    # photo's grid.
+    first = ann.locator("#photo-grid .die-input").first
+    first.fill("z")
+    ann.get_by_role("button", name="Use this board").click()
+    confirmed = "Z" + LOW_ANGLE_BOARD.upper()[1:]
+    expect(ann.locator("#photo-next")).to_contain_text(confirmed)
+    ann.reload()
+    expect(ann.locator("#photo-next")).to_contain_text(confirmed)
+    expect(ann.locator("#photo-form")).to_be_hidden()
+    assert ann_errors == [] and bob_errors == []
 
 
 def test_the_reader_getting_ready_then_photos_too_large(browser, tmp_path) -> None:

@@ -9,15 +9,12 @@ import re
 from collections.abc import Callable
 
 import pytest
-from playwright.sync_api import Browser, Page, WebSocketRoute, expect
+from playwright.sync_api import Page, WebSocketRoute, expect
 
 from tests.browser.helpers import (
-    DESKTOP,
+    OpenRoom,
     board_faces,
-    create_room,
-    join_room,
     my_word,
-    phone_context,
     player_words,
     screenshot,
     type_word,
@@ -69,15 +66,14 @@ def asks_for_results(message: str) -> bool:
     return json.loads(message).get("type") == "results"
 
 
-def play_two_words_each(site, browser: Browser) -> tuple[Page, Page, str, list, HeldBack]:
+def play_two_words_each(host_and_guest: OpenRoom) -> tuple[Page, Page, str, list, HeldBack]:
     """Ann (laptop, host) and Bob (phone) each enter a word of the board; returns their
     pages, the room code, the two words (Ann's, Bob's) and the ``results`` requests of
     Bob's page, held back from the server."""
-    ann = browser.new_context(viewport=DESKTOP).new_page()
-    bob = phone_context(browser).new_page()
+    room = host_and_guest(join=False)
+    ann, bob, code = room.host, room.guest, room.code
     held = between_page_and_server(bob, asks_for_results)
-    code = create_room(ann, site.url, "Ann")
-    join_room(bob, f"{site.url}/r/{code}/", "Bob")
+    room.join()
     ann.locator("#start-round").click()
     wait_until_playing(ann)
     wait_until_playing(bob)
@@ -89,50 +85,44 @@ def play_two_words_each(site, browser: Browser) -> tuple[Page, Page, str, list, 
     return ann, bob, code, words, held
 
 
-def test_scores_and_my_words_show_before_everyone_elses(site, browser) -> None:
+def test_scores_and_my_words_show_before_everyone_elses(site, host_and_guest: OpenRoom) -> None:
     """Bob's request for the whole results is held: meanwhile his page shows the ranking,
     his own words and that the rest is loading; once it reaches the server, Ann's words
     and every word on the board appear."""
-    ann, bob, code, (ann_word, bob_word), held = play_two_words_each(site, browser)
-    try:
-        errors = watch_errors(bob)
-        site.end_round_now(code)
+    ann, bob, code, (ann_word, bob_word), held = play_two_words_each(host_and_guest)
+    errors = watch_errors(bob)
+    site.end_round_now(code)
 
-        expect(bob.locator("#results-title")).to_have_text("Round 1 results")
-        expect(bob.locator("#results-panel .scoreboard tbody tr")).to_have_count(2)
-        expect(player_words(bob, "Bob")).to_contain_text(bob_word.word)
-        expect(bob.locator(".loading-words")).to_have_text("Loading everyone's words…")
-        expect(player_words(bob, "Ann")).to_have_count(0)
-        expect(bob.locator(".all-words .chip")).to_have_count(0)
-        screenshot(bob, "results-first-frame", full_page=True)
-        for _ in range(200):  # the route hears of the request as Playwright dispatches it
-            if held.messages:
-                break
-            bob.wait_for_timeout(50)
-        assert [json.loads(m)["round_number"] for m in held.messages] == [1]
+    expect(bob.locator("#results-title")).to_have_text("Round 1 results")
+    expect(bob.locator("#results-panel .scoreboard tbody tr")).to_have_count(2)
+    expect(player_words(bob, "Bob")).to_contain_text(bob_word.word)
+    expect(bob.locator(".loading-words")).to_have_text("Loading everyone's words…")
+    expect(player_words(bob, "Ann")).to_have_count(0)
+    expect(bob.locator(".all-words .chip")).to_have_count(0)
+    screenshot(bob, "results-first-frame", full_page=True)
+    for _ in range(200):  # the route hears of the request as Playwright dispatches it
+        if held.messages:
+            break
+        bob.wait_for_timeout(50)
+    assert [json.loads(m)["round_number"] for m in held.messages] == [1]
 
-        held.release()
-        expect(player_words(bob, "Ann")).to_contain_text(ann_word.word)
-        expect(bob.locator(".loading-words")).to_have_count(0)
-        expect(bob.locator(f'.all-words .chip-button[data-word="{ann_word.word}"]')).to_be_visible()
-        # Ann's request went through at once: her page is complete.
-        expect(player_words(ann, "Bob")).to_contain_text(bob_word.word)
-        assert errors == []
-    finally:
-        ann.context.close()
-        bob.context.close()
+    held.release()
+    expect(player_words(bob, "Ann")).to_contain_text(ann_word.word)
+    expect(bob.locator(".loading-words")).to_have_count(0)
+    expect(bob.locator(f'.all-words .chip-button[data-word="{ann_word.word}"]')).to_be_visible()
+    # Ann's request went through at once: her page is complete.
+    expect(player_words(ann, "Bob")).to_contain_text(bob_word.word)
+    assert errors == []
 
 
-def test_a_page_whose_results_never_come_gets_them_by_a_sync(site, browser) -> None:
+def test_a_page_whose_results_never_come_gets_them_by_a_sync(
+    site, host_and_guest: OpenRoom
+) -> None:
     """Bob's requests for the whole results never reach the server (lost on the way): a
     few seconds on, the page asks for a sync, whose state has the whole results."""
-    ann, bob, code, (ann_word, _bob_word), held = play_two_words_each(site, browser)
-    try:
-        site.end_round_now(code)
-        expect(bob.locator("#results-title")).to_have_text("Round 1 results")
-        expect(player_words(bob, "Ann")).to_contain_text(ann_word.word, timeout=30_000)
-        expect(bob.locator(".loading-words")).to_have_count(0)
-        assert len(held.messages) == 1  # asked once, never answered: the sync brought them
-    finally:
-        ann.context.close()
-        bob.context.close()
+    _ann, bob, code, (ann_word, _bob_word), held = play_two_words_each(host_and_guest)
+    site.end_round_now(code)
+    expect(bob.locator("#results-title")).to_have_text("Round 1 results")
+    expect(player_words(bob, "Ann")).to_contain_text(ann_word.word, timeout=30_000)
+    expect(bob.locator(".loading-words")).to_have_count(0)
+    assert len(held.messages) == 1  # asked once, never answered: the sync brought them

@@ -15,10 +15,10 @@ from playwright.sync_api import Page, expect
 
 from tests.browser.helpers import (
     DESKTOP,
+    OpenRoom,
     board_faces,
     create_room,
     drag_word,
-    join_room,
     my_word,
     phone_context,
     play_best_word,
@@ -64,51 +64,44 @@ def end_round(site, pages: list[Page], code: str, number: int) -> None:
 
 
 def test_a_phone_far_down_the_results_gets_the_board_when_the_next_round_starts(
-    site, browser
+    site, host_and_guest: OpenRoom
 ) -> None:
     """Bob reads the game stats at the bottom of the results with a word's meaning open;
     the host starts round 2: the meaning closes, the board is on Bob's screen, and his
     first drag counts."""
-    ann_context = browser.new_context(viewport=DESKTOP)
-    bob_context = phone_context(browser)
-    try:
-        ann, bob = ann_context.new_page(), bob_context.new_page()
-        ann_errors, bob_errors = watch_errors(ann), watch_errors(bob)
-        code = create_room(ann, site.url, "Ann")
-        join_room(bob, f"{site.url}/r/{code}/", "Bob")
-        word = play_best_word(ann, bob).word
-        end_round(site, [ann, bob], code, 1)
+    room = host_and_guest()
+    ann, bob, code = room.host, room.guest, room.code
+    ann_errors, bob_errors = room.host_errors, room.guest_errors
+    word = play_best_word(ann, bob).word
+    end_round(site, [ann, bob], code, 1)
 
-        # Far down the page (the game stats), with a meaning open over it.
-        expect(bob.locator("#history-card .stats-table")).to_be_visible()
-        bob.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
-        assert bob.evaluate("window.scrollY") > 1000
-        bob.locator(f'#results-body .chip-button[data-word="{word}"]').first.click()
-        bob.locator(".meaning-button:visible").first.click()
-        expect(bob.locator("dialog.definition-dialog")).to_be_visible()
-        bob.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
-        shot(bob, "1-phone-reading-the-results")
+    # Far down the page (the game stats), with a meaning open over it.
+    expect(bob.locator("#history-card .stats-table")).to_be_visible()
+    bob.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
+    assert bob.evaluate("window.scrollY") > 1000
+    bob.locator(f'#results-body .chip-button[data-word="{word}"]').first.click()
+    bob.locator(".meaning-button:visible").first.click()
+    expect(bob.locator("dialog.definition-dialog")).to_be_visible()
+    bob.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
+    shot(bob, "1-phone-reading-the-results")
 
-        ann.get_by_role("button", name="Start round 2").click()
-        # (The timer still says "playing" from round 1, ended early: wait for round 2 first.)
-        expect(bob.locator("#round-title")).to_have_text("Round 2")
-        expect(bob.locator("#timer")).to_have_attribute("data-phase", "playing", timeout=20_000)
-        expect(bob.locator("dialog.definition-dialog")).to_be_hidden()
-        assert board_in_view(bob), bob.evaluate("window.scrollY")
-        expect(ann.locator("#round-title")).to_have_text("Round 2")
-        expect(ann.locator("#timer")).to_have_attribute("data-phase", "playing")
-        assert board_in_view(ann)
-        shot(bob, "2-phone-round-2")
+    ann.get_by_role("button", name="Start round 2").click()
+    # (The timer still says "playing" from round 1, ended early: wait for round 2 first.)
+    expect(bob.locator("#round-title")).to_have_text("Round 2")
+    expect(bob.locator("#timer")).to_have_attribute("data-phase", "playing", timeout=20_000)
+    expect(bob.locator("dialog.definition-dialog")).to_be_hidden()
+    assert board_in_view(bob), bob.evaluate("window.scrollY")
+    expect(ann.locator("#round-title")).to_have_text("Round 2")
+    expect(ann.locator("#timer")).to_have_attribute("data-phase", "playing")
+    assert board_in_view(ann)
+    shot(bob, "2-phone-round-2")
 
-        # The first drag lands on the dice.
-        faces = board_faces(bob)
-        found = words_on(faces)[0]
-        drag_word(bob, found.path, touch=True)
-        expect(my_word(bob, found.word)).to_be_visible()
-        assert ann_errors == [] and bob_errors == []
-    finally:
-        ann_context.close()
-        bob_context.close()
+    # The first drag lands on the dice.
+    faces = board_faces(bob)
+    found = words_on(faces)[0]
+    drag_word(bob, found.path, touch=True)
+    expect(my_word(bob, found.word)).to_be_visible()
+    assert ann_errors == [] and bob_errors == []
 
 
 def test_the_letters_show_only_when_the_clock_starts(site, browser) -> None:
@@ -149,59 +142,48 @@ def test_the_letters_show_only_when_the_clock_starts(site, browser) -> None:
         table_context.close()
 
 
-def test_the_table_screen_names_every_tied_winner(site, browser) -> None:
+def test_the_table_screen_names_every_tied_winner(site, host_and_guest: OpenRoom) -> None:
     """Hanna and Sofie score the same: the table screen says they tie (the phones rank both
     first), and after the host ends the game both are its winners."""
-    hanna_context = browser.new_context(viewport=DESKTOP)
-    sofie_context = phone_context(browser)
-    table_context = browser.new_context(viewport=TABLE_SCREEN)
-    try:
-        hanna, sofie, table = (
-            hanna_context.new_page(),
-            sofie_context.new_page(),
-            table_context.new_page(),
-        )
-        errors = [watch_errors(page) for page in (hanna, sofie, table)]
-        code = create_room(hanna, site.url, "Hanna")
-        join_room(sofie, f"{site.url}/r/{code}/", "Sofie")
-        table.goto(f"{site.url}/r/{code}/table/")
-        expect(table.locator("#table-connection")).to_have_attribute("data-status", "open")
-        hanna.locator("#start-round").click()
-        wait_until_playing(hanna)
-        wait_until_playing(sofie)
-        words = words_on(board_faces(hanna))
-        # Two words worth the same, as many points as the board allows.
-        points = max(
-            found.points for found in words if sum(w.points == found.points for w in words) > 1
-        )
-        first, second = [found.word for found in words if found.points == points][:2]
-        type_word(hanna, first)
-        type_word(sofie, second)
-        expect(my_word(hanna, first)).to_be_visible()
-        expect(my_word(sofie, second)).to_be_visible()
-        end_round(site, [hanna, sofie], code, 1)
+    room = host_and_guest("Hanna", "Sofie")
+    hanna, sofie, code = room.host, room.guest, room.code
+    table = room.new_context(viewport=TABLE_SCREEN).new_page()
+    errors = [room.host_errors, room.guest_errors, watch_errors(table)]
+    table.goto(f"{site.url}/r/{code}/table/")
+    expect(table.locator("#table-connection")).to_have_attribute("data-status", "open")
+    hanna.locator("#start-round").click()
+    wait_until_playing(hanna)
+    wait_until_playing(sofie)
+    words = words_on(board_faces(hanna))
+    # Two words worth the same, as many points as the board allows.
+    points = max(
+        found.points for found in words if sum(w.points == found.points for w in words) > 1
+    )
+    first, second = [found.word for found in words if found.points == points][:2]
+    type_word(hanna, first)
+    type_word(sofie, second)
+    expect(my_word(hanna, first)).to_be_visible()
+    expect(my_word(sofie, second)).to_be_visible()
+    end_round(site, [hanna, sofie], code, 1)
 
-        summary = table.locator("#table-results-summary")
-        pts = f"{points} pt" if points == 1 else f"{points} pts"
-        expect(summary).to_contain_text(f"Hanna and Sofie tie with {pts}.")
-        expect(table.locator(".table-ranking tbody tr.winner .nickname")).to_have_text(
-            ["Hanna", "Sofie"]
-        )
-        shot(table, "6-table-tie")
-        # The phones rank both first.
-        ranks = sofie.locator("#results-body .scoreboard tbody .rank").all_text_contents()
-        assert [rank.replace("★", "").strip() for rank in ranks] == ["1st", "1st"]
+    summary = table.locator("#table-results-summary")
+    pts = f"{points} pt" if points == 1 else f"{points} pts"
+    expect(summary).to_contain_text(f"Hanna and Sofie tie with {pts}.")
+    expect(table.locator(".table-ranking tbody tr.winner .nickname")).to_have_text(
+        ["Hanna", "Sofie"]
+    )
+    shot(table, "6-table-tie")
+    # The phones rank both first.
+    ranks = sofie.locator("#results-body .scoreboard tbody .rank").all_text_contents()
+    assert [rank.replace("★", "").strip() for rank in ranks] == ["1st", "1st"]
 
-        # The game's end: both are its winners on the table screen.
-        hanna.get_by_role("button", name="End game", exact=True).click()
-        hanna.get_by_role("button", name="Yes, end the game").click()
-        expect(table.locator(".table-standing-row.winner")).to_have_count(2)
-        expect(summary).to_contain_text("Hanna and Sofie")
-        shot(table, "7-table-game-over")
-        assert errors == [[], [], []]
-    finally:
-        for context in (hanna_context, sofie_context, table_context):
-            context.close()
+    # The game's end: both are its winners on the table screen.
+    hanna.get_by_role("button", name="End game", exact=True).click()
+    hanna.get_by_role("button", name="Yes, end the game").click()
+    expect(table.locator(".table-standing-row.winner")).to_have_count(2)
+    expect(summary).to_contain_text("Hanna and Sofie")
+    shot(table, "7-table-game-over")
+    assert errors == [[], [], []]
 
 
 @pytest.mark.parametrize("popups", ["allowed", "blocked"])

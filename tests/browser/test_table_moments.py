@@ -14,17 +14,14 @@ banner), table-moments-long-word.png (an 8-letter word's).
 from __future__ import annotations
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Page, expect
 
 from tests.browser.helpers import (
-    DESKTOP,
     TABLE_SCREEN,
+    OpenRoom,
     board_faces,
-    create_room,
-    join_room,
     my_word,
     overflowing,
-    phone_context,
     screenshot,
     type_board,
     type_word,
@@ -92,144 +89,135 @@ def turns(table: Page) -> list[str | None]:
     )
 
 
-def test_lying_flat_and_the_moments_of_a_round(site, browser: Browser) -> None:
-    ann_context = browser.new_context(viewport=DESKTOP)
-    bob_context = phone_context(browser)
-    table_context = browser.new_context(viewport=TABLE_SCREEN)
-    try:
-        ann, bob = ann_context.new_page(), bob_context.new_page()
-        ann_errors, bob_errors = watch_errors(ann), watch_errors(bob)
-        code = create_room(ann, site.url, "Ann")
-        join_room(bob, f"{site.url}/r/{code}/", "Bob")
-        words = {w.word for w in words_on(BOARD)}
-        assert {"gene", "generate", "tare"} <= words
+def test_lying_flat_and_the_moments_of_a_round(site, host_and_guest: OpenRoom) -> None:
+    room = host_and_guest()
+    ann, bob, code = room.host, room.guest, room.code
+    ann_errors, bob_errors = room.host_errors, room.guest_errors
+    words = {w.word for w in words_on(BOARD)}
+    assert {"gene", "generate", "tare"} <= words
 
-        table = table_context.new_page()
-        table_errors = watch_errors(table)
-        table.add_init_script(COUNT_TONES)
-        table.goto(f"{site.url}/r/{code}/table/")
-        expect(table.locator("#table-lobby")).to_be_visible()
-        expect(table.locator("#table-connection")).to_have_attribute("data-status", "open")
-        table.evaluate(WATCH_MOMENTS)
+    table = room.new_context(viewport=TABLE_SCREEN).new_page()
+    table_errors = watch_errors(table)
+    table.add_init_script(COUNT_TONES)
+    table.goto(f"{site.url}/r/{code}/table/")
+    expect(table.locator("#table-lobby")).to_be_visible()
+    expect(table.locator("#table-connection")).to_have_attribute("data-status", "open")
+    table.evaluate(WATCH_MOMENTS)
 
-        # The switches, in the lobby: lying flat (off until asked) and the sound.
-        flat = table.get_by_label("Lying flat: letters face every way")
-        expect(flat).to_be_visible()
-        expect(flat).not_to_be_checked()
-        sound = table.get_by_role("button", name="Mute the sounds")
-        expect(sound).to_have_attribute("aria-pressed", "false")
-        flat.check()  # a click: the page may make sounds from now on
-        expect(flat).to_be_checked()
-        assert overflowing(table) == []
-        screenshot(table, "table-moments-lobby")
+    # The switches, in the lobby: lying flat (off until asked) and the sound.
+    flat = table.get_by_label("Lying flat: letters face every way")
+    expect(flat).to_be_visible()
+    expect(flat).not_to_be_checked()
+    sound = table.get_by_role("button", name="Mute the sounds")
+    expect(sound).to_have_attribute("aria-pressed", "false")
+    flat.check()  # a click: the page may make sounds from now on
+    expect(flat).to_be_checked()
+    assert overflowing(table) == []
+    screenshot(table, "table-moments-lobby")
 
-        type_board(ann, TYPED)
-        ann.locator("#start-round").click()
-        for page in (ann, bob):
-            wait_until_playing(page, timeout=WAIT_MS)
-            assert board_faces(page) == BOARD
-        expect(table.locator("#table-timer")).to_have_attribute("data-phase", "playing")
-        dice = table.locator("#table-board .die")
-        expect(dice).to_have_count(16)
-        table.wait_for_function(
-            "() => [...document.querySelectorAll('#table-board .die')].every(d => d.dataset.turn)",
-            timeout=WAIT_MS,
-        )
-        expect(table.locator("#table-round .table-flat-toggle")).to_be_visible()
-        expect(table.get_by_label("Lying flat: letters face every way")).to_be_checked()
+    type_board(ann, TYPED)
+    ann.locator("#start-round").click()
+    for page in (ann, bob):
+        wait_until_playing(page, timeout=WAIT_MS)
+        assert board_faces(page) == BOARD
+    expect(table.locator("#table-timer")).to_have_attribute("data-phase", "playing")
+    dice = table.locator("#table-board .die")
+    expect(dice).to_have_count(16)
+    table.wait_for_function(
+        "() => [...document.querySelectorAll('#table-board .die')].every(d => d.dataset.turn)",
+        timeout=WAIT_MS,
+    )
+    expect(table.locator("#table-round .table-flat-toggle")).to_be_visible()
+    expect(table.get_by_label("Lying flat: letters face every way")).to_be_checked()
 
-        # Every letter turned a quarter at a time, as its die lies; never mirrored.
-        before = turns(table)
-        assert set(before) <= {"0", "90", "180", "270"}, before
-        assert len(set(before)) > 1, before
-        transforms = dice.locator(".face").evaluate_all(
-            "faces => faces.map(f => getComputedStyle(f).transform)"
-        )
-        for turn, transform in zip(before, transforms, strict=True):
-            assert turn is not None
-            expected = {
-                "0": ["none", "matrix(1, 0, 0, 1, 0, 0)"],
-                "90": ["matrix(0, 1, -1, 0, 0, 0)"],
-                "180": ["matrix(-1, 0, 0, -1, 0, 0)"],
-                "270": ["matrix(0, -1, 1, 0, 0, 0)"],
-            }[turn]
-            # Rounding leaves tiny numbers (6.12323e-17) where a 0 is.
-            assert normalise(transform) in expected, (turn, transform)
-        # N and W read as Z and M when turned: underlined, as on real dice; no other die is.
-        ambiguous = dice.evaluate_all(
-            "dice => dice.filter(d => d.classList.contains('ambiguous')).map(d => d.dataset.face)"
-        )
-        assert sorted(ambiguous) == ["n", "n", "w"], ambiguous
-        assert overflowing(table) == []
-        screenshot(table, "table-moments-flat")
+    # Every letter turned a quarter at a time, as its die lies; never mirrored.
+    before = turns(table)
+    assert set(before) <= {"0", "90", "180", "270"}, before
+    assert len(set(before)) > 1, before
+    transforms = dice.locator(".face").evaluate_all(
+        "faces => faces.map(f => getComputedStyle(f).transform)"
+    )
+    for turn, transform in zip(before, transforms, strict=True):
+        assert turn is not None
+        expected = {
+            "0": ["none", "matrix(1, 0, 0, 1, 0, 0)"],
+            "90": ["matrix(0, 1, -1, 0, 0, 0)"],
+            "180": ["matrix(-1, 0, 0, -1, 0, 0)"],
+            "270": ["matrix(0, -1, 1, 0, 0, 0)"],
+        }[turn]
+        # Rounding leaves tiny numbers (6.12323e-17) where a 0 is.
+        assert normalise(transform) in expected, (turn, transform)
+    # N and W read as Z and M when turned: underlined, as on real dice; no other die is.
+    ambiguous = dice.evaluate_all(
+        "dice => dice.filter(d => d.classList.contains('ambiguous')).map(d => d.dataset.face)"
+    )
+    assert sorted(ambiguous) == ["n", "n", "w"], ambiguous
+    assert overflowing(table) == []
+    screenshot(table, "table-moments-flat")
 
-        # Ann's GENE: the round's first word.
-        type_word(ann, "gene")
-        expect(my_word(ann, "gene")).to_be_visible()
-        banner = table.locator("#table-moment")
-        expect(banner).to_have_text(FIRST, timeout=WAIT_MS)
-        expect(banner).to_be_visible()
-        screenshot(table, "table-moments-banner")
-        wait_for_moment(table, FIRST)
-        wait_until_quiet(table)
-        assert moments(table) == [FIRST]
-        assert table.evaluate("() => window.__tones") > 0  # a tone, not muted
+    # Ann's GENE: the round's first word.
+    type_word(ann, "gene")
+    expect(my_word(ann, "gene")).to_be_visible()
+    banner = table.locator("#table-moment")
+    expect(banner).to_have_text(FIRST, timeout=WAIT_MS)
+    expect(banner).to_be_visible()
+    screenshot(table, "table-moments-banner")
+    wait_for_moment(table, FIRST)
+    wait_until_quiet(table)
+    assert moments(table) == [FIRST]
+    assert table.evaluate("() => window.__tones") > 0  # a tone, not muted
 
-        # Bob's GENERATE: an 8-letter word, and a tie (nobody strictly ahead: no lead change).
-        type_word(bob, "generate")
-        expect(my_word(bob, "generate")).to_be_visible()
-        expect(banner).to_have_text(LONG, timeout=WAIT_MS)
-        screenshot(table, "table-moments-long-word")
-        wait_for_moment(table, LONG)
-        expect(table.locator(".table-count")).to_have_text(["Ann1", "Bob1"])
-        wait_until_quiet(table)
-        assert moments(table) == [FIRST, LONG]
+    # Bob's GENERATE: an 8-letter word, and a tie (nobody strictly ahead: no lead change).
+    type_word(bob, "generate")
+    expect(my_word(bob, "generate")).to_be_visible()
+    expect(banner).to_have_text(LONG, timeout=WAIT_MS)
+    screenshot(table, "table-moments-long-word")
+    wait_for_moment(table, LONG)
+    expect(table.locator(".table-count")).to_have_text(["Ann1", "Bob1"])
+    wait_until_quiet(table)
+    assert moments(table) == [FIRST, LONG]
 
-        # Muted, the next moment shows without a sound. Bob's TARE puts him ahead.
-        sound.click()
-        expect(sound).to_have_attribute("aria-pressed", "true")
-        tones = table.evaluate("() => window.__tones")
-        type_word(bob, "tare")
-        expect(my_word(bob, "tare")).to_be_visible()
-        wait_for_moment(table, LEAD)
-        expect(table.locator(".table-count")).to_have_text(["Bob2", "Ann1"])
-        wait_until_quiet(table)
-        assert moments(table) == [FIRST, LONG, LEAD]
-        assert table.evaluate("() => window.__tones") == tones
+    # Muted, the next moment shows without a sound. Bob's TARE puts him ahead.
+    sound.click()
+    expect(sound).to_have_attribute("aria-pressed", "true")
+    tones = table.evaluate("() => window.__tones")
+    type_word(bob, "tare")
+    expect(my_word(bob, "tare")).to_be_visible()
+    wait_for_moment(table, LEAD)
+    expect(table.locator(".table-count")).to_have_text(["Bob2", "Ann1"])
+    wait_until_quiet(table)
+    assert moments(table) == [FIRST, LONG, LEAD]
+    assert table.evaluate("() => window.__tones") == tones
 
-        # A reload: the same turns, the switches remembered, no moment told again.
-        table.reload()
-        expect(table.locator("#table-timer")).to_have_attribute("data-phase", "playing")
-        expect(table.locator(".table-count")).to_have_text(["Bob2", "Ann1"])
-        expect(table.get_by_label("Lying flat: letters face every way")).to_be_checked()
-        expect(table.get_by_role("button", name="Mute the sounds")).to_have_attribute(
-            "aria-pressed", "true"
-        )
-        table.wait_for_function(
-            "() => [...document.querySelectorAll('#table-board .die')].every(d => d.dataset.turn)",
-            timeout=WAIT_MS,
-        )
-        assert turns(table) == before
-        expect(table.locator("#table-moment")).to_be_hidden()
+    # A reload: the same turns, the switches remembered, no moment told again.
+    table.reload()
+    expect(table.locator("#table-timer")).to_have_attribute("data-phase", "playing")
+    expect(table.locator(".table-count")).to_have_text(["Bob2", "Ann1"])
+    expect(table.get_by_label("Lying flat: letters face every way")).to_be_checked()
+    expect(table.get_by_role("button", name="Mute the sounds")).to_have_attribute(
+        "aria-pressed", "true"
+    )
+    table.wait_for_function(
+        "() => [...document.querySelectorAll('#table-board .die')].every(d => d.dataset.turn)",
+        timeout=WAIT_MS,
+    )
+    assert turns(table) == before
+    expect(table.locator("#table-moment")).to_be_hidden()
 
-        # Upright again: no die turned; lying flat once more, the same turns.
-        table.get_by_label("Lying flat: letters face every way").uncheck()
-        assert turns(table) == [None] * 16
-        expect(table.locator("#table-board .die.ambiguous")).to_have_count(0)
-        table.get_by_label("Lying flat: letters face every way").check()
-        assert turns(table) == before
+    # Upright again: no die turned; lying flat once more, the same turns.
+    table.get_by_label("Lying flat: letters face every way").uncheck()
+    assert turns(table) == [None] * 16
+    expect(table.locator("#table-board .die.ambiguous")).to_have_count(0)
+    table.get_by_label("Lying flat: letters face every way").check()
+    assert turns(table) == before
 
-        # The round's end: no moments, the results.
-        table.evaluate(WATCH_MOMENTS)
-        site.end_round_now(code)
-        expect(table.locator("#table-results")).to_be_visible(timeout=WAIT_MS)
-        expect(table.locator("#table-moment")).to_be_hidden()
-        assert moments(table) == []
-        assert table_errors == [] and ann_errors == [] and bob_errors == []
-    finally:
-        ann_context.close()
-        bob_context.close()
-        table_context.close()
+    # The round's end: no moments, the results.
+    table.evaluate(WATCH_MOMENTS)
+    site.end_round_now(code)
+    expect(table.locator("#table-results")).to_be_visible(timeout=WAIT_MS)
+    expect(table.locator("#table-moment")).to_be_hidden()
+    assert moments(table) == []
+    assert table_errors == [] and ann_errors == [] and bob_errors == []
 
 
 def normalise(transform: str) -> str:

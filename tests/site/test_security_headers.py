@@ -49,6 +49,14 @@ def test_production_over_https_passes_check_deploy() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+def test_the_opener_policy_goes_only_with_https() -> None:
+    """Cross-Origin-Opener-Policy over https; not on a LAN's plain http, where browsers
+    ignore it and log an error on every page (a phone's console, in the Wi-Fi test)."""
+    assert env.security_settings({})["SECURE_CROSS_ORIGIN_OPENER_POLICY"] is None
+    over_https = env.security_settings({"BOGGLE_HTTPS": "1"})
+    assert over_https["SECURE_CROSS_ORIGIN_OPENER_POLICY"] == "same-origin"
+
+
 def create_room(client: Client, **headers: Any) -> dict:
     response = client.post(
         "/api/rooms", {"nickname": "Ann"}, content_type="application/json", **headers
