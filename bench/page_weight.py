@@ -120,23 +120,11 @@ class ServedSite(SiteServer):
     requests at once overflowed it, and a dropped connection waited a second to be tried
     again)."""
 
-    def start(self, timeout: float = 60.0) -> None:
-        log = self.log_path.open("a")
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "production.serve", "-b", self.bind, "-p", str(self.port)],
-            cwd=REPO,
-            env=self.env(),
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,  # its own process group: stop() ends it and its children
-        )
-        log.close()
-        deadline = time.monotonic() + timeout
-        while not _answers(self.url):
-            if self.process.poll() is not None or time.monotonic() > deadline:
-                self.stop()
-                raise RuntimeError(f"the site did not start:\n{self.log()}")
-            time.sleep(0.2)
+    def server_command(self) -> list[str]:
+        return [sys.executable, "-m", "production.serve", "-b", self.bind, "-p", str(self.port)]
+
+    def start(self, timeout: float = 60.0) -> None:  # it warms up before it listens
+        super().start(timeout)
 
 
 def load_average() -> str:

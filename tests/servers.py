@@ -91,18 +91,15 @@ class SiteServer:
         )
         assert result.returncode == 0, f"migrate failed:\n{result.stdout}\n{result.stderr}"
 
+    def server_command(self) -> list[str]:
+        """The web process's command line: Daphne's own."""
+        daphne = Path(sys.executable).parent / "daphne"
+        return [str(daphne), "-b", self.bind, "-p", str(self.port), "boggle_site.asgi:application"]
+
     def start(self, timeout: float = 30.0) -> None:
         """Start Daphne and wait until the start page answers."""
-        daphne = Path(sys.executable).parent / "daphne"
         log = self.log_path.open("a")
-        command = [
-            str(daphne),
-            "-b",
-            self.bind,
-            "-p",
-            str(self.port),
-            "boggle_site.asgi:application",
-        ]
+        command = self.server_command()
         self.process = subprocess.Popen(
             self.host.command(command) if self.host else command,
             cwd=REPO_ROOT,
