@@ -177,7 +177,7 @@ def _board_words(round_: Round) -> list[plausibility.BoardWord]:
     ]
 
 
-@transaction.atomic
+@transaction.atomic(durable=True)
 def do_clear_flag(score: DailyScore) -> bool:
     """Staff found a flagged result human after all (the admin's action): unflag it and
     list it if it has points and the nickname is still free. True when listed."""

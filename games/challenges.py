@@ -111,7 +111,7 @@ def check_challenge(player: Player, word: Any, round_number: Any) -> tuple[Round
     return round_, judged
 
 
-@transaction.atomic
+@transaction.atomic(durable=True)
 def do_challenge(player: Player, word: Any, round_number: Any) -> Challenge:
     """A player asks the room to accept a word the dictionary refused; everyone hears of it
     (``challenge.opened``), the voters (online now) vote with ``do_vote_challenge``, and
@@ -191,7 +191,7 @@ def _pending_challenge(room: Room, challenge_id: Any) -> Challenge:
     return challenge
 
 
-@transaction.atomic
+@transaction.atomic(durable=True)
 def do_vote_challenge(voter: Player, challenge_id: Any, accept: Any) -> Challenge:
     """A voter's vote (a later vote of theirs replaces it while the challenge is pending);
     everyone gets ``challenge.voted`` with the counts, then ``challenge.ruled`` (and
@@ -216,7 +216,7 @@ def do_vote_challenge(voter: Player, challenge_id: Any, accept: Any) -> Challeng
     return challenge
 
 
-@transaction.atomic
+@transaction.atomic(durable=True)
 def do_rule_challenge(host: Player, challenge_id: Any, accept: Any) -> Challenge:
     """The host accepts or declines another player's challenge at once, whatever the votes
     so far (``challenge.ruled``). The host's own challenges are the room's to vote on."""

@@ -140,7 +140,7 @@ def take_turn(
     return Turn(word, Verdict.ACCEPTED)
 
 
-@transaction.atomic
+@transaction.atomic(durable=True)
 def do_skip_player(host: Player, player_id: Any) -> None:
     """The host puts out a player of the running chess round who is offline or has left
     the room: the next player's clock starts now if it was their turn."""

@@ -1,9 +1,11 @@
-"""The room websocket: ``/ws/rooms/<code>/``.
+"""The room websocket: ``/ws/rooms/<code>/``, its transport.
 
-Parses and authorises messages, then calls the game modules (``games.rooms``, ``.rounds``,
-``.words`` and so on); the protocol is documented in docs/api.md. Every error goes back as
-an ``error`` message and the socket stays open, except for a client that keeps flooding or
-opens too many sockets (``web.socket_limits``).
+Accepts and authenticates the socket, parses each frame, spends the rate limits and hands
+the message to its handler (``games.socket_requests``, which calls the game modules), in
+turn or side by side; delivers the room's and the player's events. The protocol is
+documented in docs/api.md. Every error goes back as an ``error`` message and the socket
+stays open, except for a client that keeps flooding or opens too many sockets
+(``web.socket_limits``).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import json
 import logging
 import math
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any
 
 from channels.consumer import get_handler_name
@@ -27,35 +29,22 @@ from django.utils.translation import gettext as _
 
 from games import (
     background,
-    challenges,
     checks,
-    chess_turns,
-    common_words,
     counts_delivery,
     draining,
     events,
-    hints,
-    latest_versions,
     presence,
-    presenters,
-    reactions,
-    ready,
     results_cache,
-    rooms,
-    rounds,
     socket_auth,
-    standings,
-    state,
-    teams,
-    waiting_room,
-    words,
+    socket_requests,
 )
 from games import live as live_rounds
 from games import metrics as game_metrics
 from games.access import find_room_from
 from games.exceptions import NotAPlayer, RoomNotFound, TokenInUrl
-from games.models import Challenge, Player, Room
+from games.models import Player, Room
 from games.sessions import player_id_from_session, socket_session
+from games.socket_requests import HANDLERS, Handler
 from web import i18n, socket_limits, throttle, wire
 from web.errors import ClientError, InvalidInput, RateLimited
 from web.fanout import hub
@@ -88,9 +77,6 @@ RESULTS_CHANGES = frozenset(
 # Replies that can be large (a room's state, a round's whole results): they spend the
 # socket's byte budget (socket_limits.SyncBudget).
 LARGE_REPLIES = frozenset({"sync", "results"})
-
-
-Handler = Callable[["RoomConsumer", dict], Awaitable[dict | None]]
 
 
 class RoomConsumer(AsyncWebsocketConsumer):
@@ -345,7 +331,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
         if refusal is not None:
             if request_id is None and not isinstance(refusal, RateLimited):
                 request_id = socket_limits.salvage_request_id(text_data)
-            await self._reply({"type": "error", **refusal.to_dict(), "request": kind}, request_id)
+            await self.reply({"type": "error", **refusal.to_dict(), "request": kind}, request_id)
             return
         assert handler is not None  # refused above otherwise
         message["received_at"] = received_at
@@ -373,9 +359,9 @@ class RoomConsumer(AsyncWebsocketConsumer):
 
     def _handler_for(self, message_type: str, kind: str | None) -> Handler:
         """The handler of a message type, or the ClientError that refuses it."""
-        handler = self.HANDLERS.get(message_type)
+        handler = HANDLERS.get(message_type)
         if handler is None:
-            known = ", ".join(sorted(self.HANDLERS))
+            known = ", ".join(sorted(HANDLERS))
             raise InvalidInput(f"unknown message type {kind!r}; known: {known}")
         return handler
 
@@ -401,7 +387,7 @@ class RoomConsumer(AsyncWebsocketConsumer):
                 "request": kind,
             }
         if reply is not None:
-            sent = await self._reply(reply, request_id)
+            sent = await self.reply(reply, request_id)
             if kind in LARGE_REPLIES and reply.get("type") != "error":
                 self.sync_budget.spend(sent)
         game_metrics.answered(kind, reply, message["received_at"])  # verdicts, server_error
@@ -417,215 +403,11 @@ class RoomConsumer(AsyncWebsocketConsumer):
                 % {"seconds": max(1, math.ceil(min(wait, 3600.0)))}
             )
 
-    async def _reply(self, reply: dict[str, Any], request_id: Any) -> int:
+    async def reply(self, reply: dict[str, Any], request_id: Any) -> int:
         """Send a reply; returns its size in bytes."""
         if request_id is not None:
             reply["request_id"] = request_id
         return await self._send(reply)
-
-    # ------------------------------------------------------------ message handlers
-
-    async def _on_submit(self, message: dict) -> dict:
-        self.counts.typed(time.monotonic())
-        result = await words.submit(
-            self.my_room.pk,
-            self.me.pk,
-            message.get("word"),
-            message.get("client_id") or "",
-            message["received_at"],
-            lane=throttle.bucket_key(self.address),
-        )
-        reply: dict[str, Any] = {
-            "type": "verdict",
-            "word": result.word,
-            "client_id": result.client_id or None,
-        }
-        if result.instant or result.verdict == words.ROUND_OVER:
-            reply.update(verdict=result.verdict, accepted=result.accepted, reason=result.reason)
-            if result.accepted:  # the page's "words left" counts it (games.common_words)
-                reply["common"] = await self._is_common(result.word)
-        else:
-            reply.update(verdict="received", accepted=None, reason=None)
-        if self.has_siblings and result.verdict != words.ROUND_OVER:  # late: not kept
-            await self._tell_my_other_sockets(reply)
-        counts = self.counts.take()  # the room's newest counts ride along (counts_delivery)
-        if counts is not None:
-            reply["counts_event"] = wire.Encoded(events.with_server_time(counts["text"]))
-        return reply
-
-    async def _is_common(self, word: str) -> bool:
-        """Whether an accepted word is a common one: from the running round in memory (no
-        thread hop on the word path), else looked up."""
-        live = live_rounds.cached(self.my_room.pk)  # None when stale
-        if live is not None:
-            return word in live.common
-        return await in_thread(common_words.is_common)(word, self.my_room.dictionary)
-
-    async def _tell_my_other_sockets(self, verdict: dict[str, Any]) -> None:
-        """The player's other tabs list the entry too: a ``my_word`` event (the verdict
-        without ``request_id``) to the player's group, which this socket skips (it gets the
-        verdict as its reply)."""
-        message = events.layer_message(events.PLAYER_EVENT, {**verdict, "type": "my_word"})
-        message["origin"] = self.channel_name
-        hub.publish(events.player_group(self.me.pk), message)
-
-    async def _on_start_round(self, message: dict) -> dict:
-        round_ = await in_thread(rounds.do_start_round)(self.me)
-        return {"type": "ok", "request": "start_round", "round_number": round_.number}
-
-    async def _on_end_round(self, message: dict) -> dict:
-        await in_thread(rounds.do_end_round_now)(self.me)
-        return {"type": "ok", "request": "end_round"}
-
-    async def _on_update_settings(self, message: dict) -> dict:
-        data = await in_thread(rooms.do_update_settings)(self.me, message.get("settings"))
-        return {"type": "ok", "request": "update_settings", "settings": data}
-
-    async def _on_set_board(self, message: dict) -> dict:
-        board = await in_thread(rooms.do_set_next_board)(self.me, message.get("board"))
-        return {"type": "ok", "request": "set_board", "board": board or None}
-
-    async def _on_transfer_host(self, message: dict) -> dict:
-        await in_thread(rooms.do_transfer_host)(self.me, message.get("player_id"))
-        return {"type": "ok", "request": "transfer_host"}
-
-    async def _on_kick(self, message: dict) -> dict:
-        await in_thread(rooms.do_kick)(self.me, message.get("player_id"))
-        return {"type": "ok", "request": "kick"}
-
-    async def _on_unkick(self, message: dict) -> dict:
-        await in_thread(rooms.do_unkick)(self.me, message.get("player_id"))
-        return {"type": "ok", "request": "unkick"}
-
-    # A locked room's newcomers wait for the host's yes (games.waiting_room).
-    async def _on_lock_room(self, message: dict) -> dict:
-        locked = await in_thread(waiting_room.do_lock)(self.me, message.get("locked"))
-        return {"type": "ok", "request": "lock_room", "locked": locked}
-
-    async def _on_admit(self, message: dict) -> dict:
-        player = await in_thread(waiting_room.do_admit)(self.me, message.get("join_request_id"))
-        return {"type": "ok", "request": "admit", "player_id": player.id}
-
-    async def _on_refuse(self, message: dict) -> dict:
-        await in_thread(waiting_room.do_refuse)(self.me, message.get("join_request_id"))
-        return {"type": "ok", "request": "refuse"}
-
-    async def _on_leave(self, message: dict) -> None:
-        await in_thread(rooms.do_leave)(self.me)
-        # Sent here, not returned: the socket closes right after, so echo request_id here too.
-        reply = {"type": "ok", "request": "leave"}
-        if message.get("request_id") is not None:
-            reply["request_id"] = message["request_id"]
-        await self._send(reply)
-        await self.close()
-
-    async def _on_challenge(self, message: dict) -> dict:
-        word, round_number = message.get("word"), message.get("round_number")
-        return await self._challenge_reply("challenge", challenges.do_challenge, word, round_number)
-
-    async def _on_rule_challenge(self, message: dict) -> dict:
-        challenge_id, accept = message.get("challenge_id"), message.get("accept")
-        return await self._challenge_reply(
-            "rule_challenge", challenges.do_rule_challenge, challenge_id, accept
-        )
-
-    async def _on_vote_challenge(self, message: dict) -> dict:
-        challenge_id, accept = message.get("challenge_id"), message.get("accept")
-        return await self._challenge_reply(
-            "vote_challenge", challenges.do_vote_challenge, challenge_id, accept
-        )
-
-    async def _challenge_reply(
-        self, request: str, action: Callable[..., Challenge], *args: Any
-    ) -> dict:
-        """Run a challenge action as this player; the reply carries the challenge."""
-        challenge = await in_thread(action)(self.me, *args)
-        return {"type": "ok", "request": request, "challenge": presenters.challenge_dict(challenge)}
-
-    async def _on_end_game(self, message: dict) -> dict:
-        final = await in_thread(standings.do_end_game)(self.me)
-        return {"type": "ok", "request": "end_game", "standing": final}
-
-    async def _on_new_game(self, message: dict) -> dict:
-        game = await in_thread(standings.do_new_game)(self.me)
-        return {"type": "ok", "request": "new_game", "game": game}
-
-    async def _on_hint(self, message: dict) -> dict:
-        """Solo practice rooms only (games.hints); a hint costs points."""
-        shown = await in_thread(hints.do_hint)(self.me)
-        return {"type": "hint", **shown.as_dict()}
-
-    async def _on_sync(self, message: dict) -> dict:
-        state = await in_thread(_state_for)(self.my_room.pk, self.me.pk)
-        return {"type": "state", "state": state}
-
-    async def _on_results(self, message: dict) -> dict:
-        """A round's whole results, after the scores ``round.ended`` gave (docs/api.md)."""
-        number = checks.check_round_number(message.get("round_number"))
-        text = await results_cache.encoded(self.my_room.pk, number)
-        return {"type": "results", "round_number": number, "results": wire.Encoded(text)}
-
-    async def _on_ready(self, message: dict) -> dict:
-        await in_thread(ready.do_ready)(self.me, message.get("round_number"))
-        return {"type": "ok", "request": "ready"}
-
-    async def _on_force_start(self, message: dict) -> dict:
-        await in_thread(ready.do_force_start)(self.me, message.get("round_number"))
-        return {"type": "ok", "request": "force_start"}
-
-    async def _on_choose_team(self, message: dict) -> dict:
-        team = await in_thread(teams.do_choose_team)(
-            self.me, message.get("team"), message.get("player_id")
-        )
-        return {"type": "ok", "request": "choose_team", "team": team}
-
-    async def _on_skip_player(self, message: dict) -> dict:
-        """The host puts out a chess round's player who is away (games.chess_turns)."""
-        await in_thread(chess_turns.do_skip_player)(self.me, message.get("player_id"))
-        return {"type": "ok", "request": "skip_player"}
-
-    async def _on_react(self, message: dict) -> dict:
-        """An emoji on a word or a score, or a quick phrase, shown to the room (everyone's
-        sockets, this one too, get the ``reaction`` event)."""
-        reactions.spend_reaction(self.me.pk)
-        await in_thread(reactions.do_react)(self.me, message)
-        return {"type": "ok", "request": "react"}
-
-    async def _on_ping(self, message: dict) -> dict:
-        pong = {"type": "pong", "client_time": message.get("client_time")}
-        version = await latest_versions.latest_version(self.my_room.pk)
-        if version is not None:
-            pong["version"] = version
-        return pong | {"server_time": events.server_now_ms()}
-
-    HANDLERS = {
-        "submit": _on_submit,
-        "start_round": _on_start_round,
-        "end_round": _on_end_round,
-        "update_settings": _on_update_settings,
-        "set_board": _on_set_board,
-        "transfer_host": _on_transfer_host,
-        "kick": _on_kick,
-        "unkick": _on_unkick,
-        "lock_room": _on_lock_room,
-        "admit": _on_admit,
-        "refuse": _on_refuse,
-        "leave": _on_leave,
-        "challenge": _on_challenge,
-        "rule_challenge": _on_rule_challenge,
-        "vote_challenge": _on_vote_challenge,
-        "end_game": _on_end_game,
-        "new_game": _on_new_game,
-        "hint": _on_hint,
-        "sync": _on_sync,
-        "results": _on_results,
-        "ready": _on_ready,
-        "force_start": _on_force_start,
-        "choose_team": _on_choose_team,
-        "skip_player": _on_skip_player,
-        "react": _on_react,
-        "ping": _on_ping,
-    }
 
     # ------------------------------------------------------------ group events
 
@@ -729,8 +511,8 @@ class RoomConsumer(AsyncWebsocketConsumer):
             self.closed = True
 
     async def _send_state(self) -> None:
-        state = await in_thread(_state_for)(self.my_room.pk, self.me.pk)
-        await self._send({"type": "state", "state": state})
+        room_state = await in_thread(socket_requests.room_state_for)(self.my_room.pk, self.me.pk)
+        await self._send({"type": "state", "state": room_state})
 
     async def _authenticate(self, code: str, token: str | None) -> tuple[Room, Player]:
         return await in_thread(_authenticate)(code, token, self.scope, self.address)
@@ -740,11 +522,6 @@ def _authenticate(code: str, token: str | None, scope: dict, address: str) -> tu
     room = find_room_from(code, address)  # a miss counts against the address's budget
     player_id = None if token else player_id_from_session(socket_session(scope), room)
     return room, checks.check_player(room, token=token, player_id=player_id)
-
-
-def _state_for(room_id: int, player_id: int) -> dict:
-    room = Room.objects.get(pk=room_id)
-    return state.room_state(room, Player.objects.get(pk=player_id))
 
 
 class UnknownPathConsumer(AsyncWebsocketConsumer):

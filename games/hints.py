@@ -92,7 +92,7 @@ def _next_word(round_: Round, found: set[str], hinted: set[str]) -> str:
     return min(candidates, key=lambda word: (word not in common, len(word) < 4, len(word), word))
 
 
-@transaction.atomic
+@transaction.atomic(durable=True)
 def do_hint(player: Player) -> HintShown:
     """Buy a hint for ``player`` in their room's running round (see the module's rule)."""
     # The player's row is the lock: two hints asked at once are counted one after the other.

@@ -26,7 +26,7 @@ def writing(round_: Round) -> bool:
     return round_.ends_at is None or timezone.now() < round_.ends_at
 
 
-@transaction.atomic
+@transaction.atomic(durable=True)
 def do_stop_writing(round_: Round) -> None:
     """The host says the time is up before the timer did (or in an untimed round): the
     lists' entry opens now for everyone (``round.time_up``)."""

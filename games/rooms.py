@@ -130,7 +130,7 @@ def do_rejoin(room: Room, player: Player, nickname: Any) -> Player:
     return player
 
 
-@transaction.atomic
+@transaction.atomic(durable=True)
 def do_leave(player: Player) -> None:
     """The player leaves the room. If they hosted, hosting passes on (``_pass_hosting``): to
     the player who has been in the room longest among those online, else among all."""
@@ -184,7 +184,7 @@ def pass_hosting_if_away(room_id: int, away_since: datetime) -> bool:
     return True
 
 
-@transaction.atomic
+@transaction.atomic(durable=True)
 def do_transfer_host(host: Player, player_id: Any) -> None:
     check_host(host)
     target = _other_active_player(host, player_id)
@@ -194,7 +194,7 @@ def do_transfer_host(host: Player, player_id: Any) -> None:
     events.emit_to_room(room, "host.changed", {"host_id": target.id})
 
 
-@transaction.atomic
+@transaction.atomic(durable=True)
 def do_kick(host: Player, player_id: Any) -> None:
     check_host(host)
     target = _other_active_player(host, player_id)
@@ -204,7 +204,7 @@ def do_kick(host: Player, player_id: Any) -> None:
     events.emit_to_room(room, "player.left", {"player_id": target.id, "kicked": True})
 
 
-@transaction.atomic
+@transaction.atomic(durable=True)
 def do_unkick(host: Player, player_id: Any) -> None:
     """The host lets a kicked player back: their device may join again (and gets the same
     player, with their points, back). ``player.allowed_back`` tells the room."""
@@ -231,7 +231,7 @@ def _other_active_player(host: Player, player_id: Any) -> Player:
     return target
 
 
-@transaction.atomic
+@transaction.atomic(durable=True)
 def do_update_settings(host: Player, changes: Any) -> dict:
     check_host(host)
     room = Room.objects.select_for_update().get(pk=host.room_id)
@@ -252,7 +252,7 @@ def do_update_settings(host: Player, changes: Any) -> dict:
     return data
 
 
-@transaction.atomic
+@transaction.atomic(durable=True)
 def do_set_next_board(host: Player, board_text: Any) -> str:
     """Use a typed (or photographed, then confirmed) board for the next round."""
     check_host(host)

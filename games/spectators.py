@@ -16,7 +16,7 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
-from games import consumers, events, state
+from games import consumers, events, socket_requests, state
 from games.access import find_room_from
 from games.exceptions import NotAPlayer, RoomNotFound
 from games.models import Room
@@ -27,7 +27,7 @@ from web.threads import in_thread
 
 # What a spectator may send; the rest of the player protocol is refused as not_a_player.
 SPECTATOR_MESSAGES = ("ping", "results", "sync")
-PLAYER_MESSAGES = frozenset(consumers.RoomConsumer.HANDLERS) - set(SPECTATOR_MESSAGES)
+PLAYER_MESSAGES = frozenset(socket_requests.HANDLERS) - set(SPECTATOR_MESSAGES)
 
 
 def spectator_state(room_id: int) -> dict[str, Any]:
@@ -36,6 +36,18 @@ def spectator_state(room_id: int) -> dict[str, Any]:
     if room is None:
         raise RoomNotFound(_("this room is gone"))
     return state.room_state(room, None)
+
+
+async def spectator_sync(socket: socket_requests.RequestingSocket, message: dict) -> dict:
+    room_state = await in_thread(spectator_state)(socket.my_room.pk)
+    return {"type": "state", "state": room_state}
+
+
+SPECTATOR_HANDLERS: dict[str, socket_requests.Handler] = {
+    "sync": spectator_sync,
+    "ping": socket_requests.ping,
+    "results": socket_requests.results,
+}
 
 
 class SpectatorConsumer(consumers.RoomConsumer):
@@ -69,8 +81,8 @@ class SpectatorConsumer(consumers.RoomConsumer):
             throttle.PLAYER_MESSAGE, f"socket:{self.channel_name}"
         ) and throttle.allows(throttle.MESSAGE, self.address)
 
-    def _handler_for(self, message_type: str, kind: str | None) -> consumers.Handler:
-        handler = self.SPECTATOR_HANDLERS.get(message_type)
+    def _handler_for(self, message_type: str, kind: str | None) -> socket_requests.Handler:
+        handler = SPECTATOR_HANDLERS.get(message_type)
         if handler is not None:
             return handler
         if message_type in PLAYER_MESSAGES:
@@ -81,16 +93,6 @@ class SpectatorConsumer(consumers.RoomConsumer):
     async def _send_state(self) -> None:
         room_state = await in_thread(spectator_state)(self.my_room.pk)
         await self._send({"type": "state", "state": room_state})
-
-    async def _on_spectator_sync(self, message: dict) -> dict:
-        room_state = await in_thread(spectator_state)(self.my_room.pk)
-        return {"type": "state", "state": room_state}
-
-    SPECTATOR_HANDLERS = {
-        "sync": _on_spectator_sync,
-        "ping": consumers.RoomConsumer._on_ping,
-        "results": consumers.RoomConsumer._on_results,
-    }
 
     async def player_event(self, message: dict) -> None:
         """Never in a player's group; ignore anything addressed to one."""

@@ -74,7 +74,7 @@ def check_game_on(room: Room) -> None:
         raise WrongRoundState(_("the game has ended: its standing is final"))
 
 
-@transaction.atomic
+@transaction.atomic(durable=True)
 def do_end_game(host: Player) -> dict:
     """End the game between rounds: fix the standing, send ``game.ended``; returns it."""
     check_host(host)
@@ -100,7 +100,7 @@ def end_game_in(room_id: int) -> dict:
     return room.final_standing
 
 
-@transaction.atomic
+@transaction.atomic(durable=True)
 def do_new_game(host: Player) -> int:
     """A rematch: after ``end_game``, the host starts the next game in the same room. Totals
     start from zero (they count the new game's rounds only); the players, the link, the

@@ -112,7 +112,7 @@ def check_team(room: Room, team: Any) -> int:
     return int(team)
 
 
-@transaction.atomic
+@transaction.atomic(durable=True)
 def do_choose_team(player: Player, team: Any, player_id: Any = None) -> int:
     """Put ``player`` (or, for the host, the player ``player_id``) in ``team``, between
     rounds. Returns the team."""

@@ -94,7 +94,7 @@ def state_part(view: StateView) -> dict[str, Any]:
     }
 
 
-@transaction.atomic
+@transaction.atomic(durable=True)
 def do_lock(host: Player, locked: Any) -> bool:
     """The host locks or unlocks the room; ``room.locked`` tells the room when it changes.
     Newcomers already waiting keep waiting for the host's answer either way."""
@@ -175,7 +175,7 @@ def do_expire(join_request: JoinRequest) -> JoinRequest:
     return join_request
 
 
-@transaction.atomic
+@transaction.atomic(durable=True)
 def do_check_in(join_request: JoinRequest) -> JoinRequest:
     """The newcomer's page asks for its answer: note that it is still open. One that had
     gone quiet (a phone asleep) is shown to the host again."""
@@ -192,7 +192,7 @@ def do_check_in(join_request: JoinRequest) -> JoinRequest:
     return join_request
 
 
-@transaction.atomic
+@transaction.atomic(durable=True)
 def do_withdraw(join_request: JoinRequest) -> JoinRequest:
     """The newcomer stops waiting (their "Cancel"); nothing happens once the host answered."""
     updated = JoinRequest.objects.filter(
@@ -204,7 +204,7 @@ def do_withdraw(join_request: JoinRequest) -> JoinRequest:
     return join_request
 
 
-@transaction.atomic
+@transaction.atomic(durable=True)
 def do_admit(host: Player, join_request_id: Any) -> Player:
     """The host lets a waiting newcomer in: they become a player (``player.joined``), under
     their nickname, or with a number added if a player took it while they waited."""
@@ -220,7 +220,7 @@ def do_admit(host: Player, join_request_id: Any) -> Player:
     return player
 
 
-@transaction.atomic
+@transaction.atomic(durable=True)
 def do_refuse(host: Player, join_request_id: Any) -> JoinRequest:
     """The host says no: the newcomer is told, and their device cannot ask this room again."""
     check_host(host)

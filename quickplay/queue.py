@@ -59,7 +59,7 @@ def public_nickname(value: object) -> str:
     return nickname
 
 
-@transaction.atomic
+@transaction.atomic(durable=True)
 def do_join_queue(nickname: object, identity: str, address: str, dictionary: str) -> Ticket:
     """A new ticket (the identity's waiting one, if any, gives way to it)."""
     cleaned = public_nickname(nickname)

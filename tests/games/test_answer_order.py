@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from games import words
-from games.consumers import RoomConsumer
+from games import socket_requests, words
+from games.socket_requests import RequestingSocket
 from tests.games.ws_helpers import NOT_A_DICTIONARY_WORD, receive, send, start_round, two_players
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("close_sockets")]
@@ -36,15 +36,15 @@ async def test_other_messages_are_answered_in_order_before_later_ones(
     ``sync`` after it."""
     ann, _bob = await two_players()
     await start_round(ann)
-    original_sync = RoomConsumer.HANDLERS["sync"]
+    original_sync = socket_requests.HANDLERS["sync"]
     slow_ids: set[str] = set()
 
-    async def slow_sync(consumer: RoomConsumer, message: dict) -> dict | None:
+    async def slow_sync(consumer: RequestingSocket, message: dict) -> dict | None:
         if message.get("request_id") in slow_ids:
             await asyncio.sleep(0.3)  # a database read that takes its time
         return await original_sync(consumer, message)
 
-    monkeypatch.setitem(RoomConsumer.HANDLERS, "sync", slow_sync)
+    monkeypatch.setitem(socket_requests.HANDLERS, "sync", slow_sync)
     slow_ids.update({"sync-1", "sync-2"})
     assert ann.comm is not None
     await send(ann.comm, "sync", request_id="sync-1")

@@ -75,11 +75,11 @@ class RaceWorker:
 
         made: list[dict[str, Any]] = []
         for trial in trials:
-            with transaction.atomic():  # one commit; the round is prepared after it
+            with transaction.atomic():  # one commit for the room and its players
                 room, host = rooms.do_create_room(PLAYERS[0])
                 players = [host, *(rooms.do_join_room(room, name) for name in PLAYERS[1:])]
-                rooms.do_set_next_board(host, BOARD)
-                round_ = rounds.do_start_round(host)
+            rooms.do_set_next_board(host, BOARD)  # a whole action: its own transaction
+            round_ = rounds.do_start_round(host)  # prepared once it returns
             made.append(
                 {
                     "trial": trial,

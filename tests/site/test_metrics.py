@@ -19,8 +19,9 @@ from kombu import Connection
 from prometheus_client import REGISTRY
 from prometheus_client.parser import text_string_to_metric_families
 
-from games.consumers import RoomConsumer
+from games import socket_requests
 from games.models import Round
+from games.socket_requests import RequestingSocket
 from tests.games.ws_helpers import ask, set_round_times, start_round, submit, two_players
 from tests.site.asgi_client import PUBLIC_CLIENT, request
 from web import limits_redis, metrics, request_log, throttle
@@ -160,10 +161,10 @@ async def test_rounds_ended_late_and_overdue_are_read_from_the_database() -> Non
 
 
 async def test_a_failed_handler_counts_a_socket_server_error(monkeypatch) -> None:
-    async def broken(consumer: RoomConsumer, message: dict) -> dict:
+    async def broken(consumer: RequestingSocket, message: dict) -> dict:
         raise RuntimeError("a bug")
 
-    monkeypatch.setitem(RoomConsumer.HANDLERS, "sync", broken)
+    monkeypatch.setitem(socket_requests.HANDLERS, "sync", broken)
     before = sample("boggle_socket_server_errors_total")
     ann, _ = await two_players()
     assert ann.comm is not None
