@@ -28,3 +28,4 @@ class DicesetsConfig(AppConfig):
 
         board_confirmed.connect(receivers.on_board_confirmed, dispatch_uid="dicesets")
         reading.set_memory_source(services.memory_for_room)
+        reading.set_dice_source(services.dice_for_room)

@@ -29,6 +29,7 @@ from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from dicesets import fits
 from dicesets.exceptions import PhotoSetNotFound
 from dicesets.exemplars import copy_exemplars
 from dicesets.models import (
@@ -289,6 +290,7 @@ def photo_set_dict(room: Room) -> dict[str, Any]:
         "exemplars": by_id[current.pk].exemplar_count,
         "faces": faces,
         "learn": learns(choice),
+        "checked_against": fits.checked_against(current),
         "choices": [
             {
                 "id": dice_set.pk,

@@ -59,6 +59,15 @@ class DiceSet(models.Model):
         help_text="Started for its room when the room learnt from a photo while it used the "
         "installation's set: the room learns into this one instead (one per room).",
     )
+    board_fits = models.JSONField(
+        default=dict,
+        db_default={},
+        blank=True,
+        help_text="Per board size (its number of dice): how many confirmed boards were taught "
+        'and the official sets whose dice could have rolled every one ({"16": {"boards": 3, '
+        '"sets": ["classic"]}}); the reader checks boards against those sets\' dice '
+        "(dicesets.fits, vision.dice_check).",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     last_used_at = models.DateTimeField(
         default=timezone.now,

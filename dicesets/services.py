@@ -27,7 +27,7 @@ from django.db import transaction
 from django.db.models import Count, Max, Q, QuerySet
 from django.utils import timezone
 
-from dicesets import choices
+from dicesets import choices, fits
 from dicesets.exemplars import copy_exemplars, trim
 from dicesets.models import CROP_BYTES, DiceSet, Exemplar, RoomDiceSet, read_by_the_reader
 from games.models import Room
@@ -83,6 +83,12 @@ def memory_for_room(room: Room) -> SetMemory | None:
         while len(_memories) > MAX_CACHED_SETS:
             _memories.popitem(last=False)
     return memory
+
+
+def dice_for_room(room: Room) -> list[tuple[tuple[str, ...], ...]]:
+    """The dice of the official sets the room's set could be (``dicesets.fits``), which
+    its photos are checked against; empty: not checked."""
+    return fits.candidate_dice(dice_set_for_room(room))
 
 
 def read_exemplars(dice_set: DiceSet) -> QuerySet[Exemplar]:
@@ -234,8 +240,12 @@ def store_exemplars(
     confirmations of one set are added and trimmed one after the other.
     """
     crops = np.asarray(crops, np.uint8)
+    already_taught = False
     if photo_id is not None:
-        Exemplar.objects.filter(dice_set=dice_set, photo_id=photo_id, room_code=room_code).delete()
+        deleted, _ = Exemplar.objects.filter(
+            dice_set=dice_set, photo_id=photo_id, room_code=room_code
+        ).delete()
+        already_taught = deleted > 0
     Exemplar.objects.bulk_create(
         Exemplar(
             dice_set=dice_set,
@@ -251,6 +261,8 @@ def store_exemplars(
         for index, (crop, face) in enumerate(zip(crops, faces, strict=True))
     )
     trim(dice_set)
+    if photo_id is None or not already_taught:  # a photo confirmed again is not a new board
+        fits.record_board(dice_set, faces)
     DiceSet.objects.filter(pk=dice_set.pk).update(last_used_at=timezone.now())
     return len(faces)
 

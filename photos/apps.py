@@ -14,12 +14,15 @@ class PhotosConfig(AppConfig):
         from photos.api import MAX_UPLOAD_BYTES, photo_state
         from photos.boards import on_next_board_set
         from photos.metrics import PhotosCollector
+        from photos.preview_api import MAX_PREVIEW_BYTES
         from web.body_limit import allow_upload
         from web.metrics import add_collector
 
         allow_upload(r"/api/rooms/[^/]+/photos", MAX_UPLOAD_BYTES, staff_only=False)
         # The Solve page's: anyone may send one (photos.solo_api bounds them per address).
         allow_upload(r"/api/solve/photos", MAX_UPLOAD_BYTES, staff_only=False, anyone=True)
+        # The camera view's previews, from anyone too (photos.preview_api bounds them).
+        allow_upload(r"/api/photos/preview", MAX_PREVIEW_BYTES, staff_only=False, anyone=True)
         add_state_part(photo_state)
         signals.next_board_set.connect(on_next_board_set, sender=Room, dispatch_uid="photos")
         signals.housekeeping.connect(retention.on_housekeeping, dispatch_uid="photos")

@@ -25,7 +25,7 @@ import math
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -57,6 +57,9 @@ from vision.memory import SetMemory
 from web import health
 
 logger = logging.getLogger(__name__)
+
+# One dice set's dice, each die its six faces (``solver.dice.DiceSet.dice``).
+Dice = tuple[tuple[str, ...], ...]
 
 # How long one attempt at reading a photo may take in a worker (seconds; photos.tasks): at
 # the soft limit the room hears board.unreadable, at the hard one the worker kills the
@@ -94,6 +97,21 @@ def set_memory_source(source: Callable[[Room], SetMemory | None]) -> None:
     """Read each room's photos with ``source(room)``'s memory (``vision.memory``)."""
     global _memory_source
     _memory_source = source
+
+
+def _no_dice(room: Room) -> list[Dice]:
+    return []
+
+
+# The dice of the sets a room's set could be (the dice-sets app sets this at start): its
+# photos are checked against them (``vision.dice_check``).
+_dice_source: Callable[[Room], list[Dice]] = _no_dice
+
+
+def set_dice_source(source: Callable[[Room], list[Dice]]) -> None:
+    """Check each room's photos against the dice of ``source(room)``'s sets."""
+    global _dice_source
+    _dice_source = source
 
 
 def prepare_memory(room: Room) -> None:
@@ -401,6 +419,7 @@ def _read_started(photo: BoardPhoto) -> bool:
             # The Solve page's photos are read with what the reader knows of every set:
             # no room's dice set, so no room's corrections reach a stranger's board.
             memory=_memory_source(room) if room is not None else None,
+            dice_sets=_dice_source(room) if room is not None else [],
         )
     except VisionError as error:
         return _finish(photo_id, error=_user_message(error), failure=failure_details(error))
@@ -430,20 +449,22 @@ def read_bytes(
     on_wait: Callable[[int | None], None] | None = None,
     memory: SetMemory | None = None,
     told_progress: int | None = None,
+    dice_sets: Sequence[Dice] = (),
 ) -> dict[str, Any]:
     """The JSON-ready reading of a photo's bytes, with its board notation and a size note
     (none without a room: ``room_side`` None).
 
         ``corners`` (full-size photo pixels, clockwise from the board's top left) and ``side``
         read the dice inside them, without looking for the board. ``memory``: the dice set's
-        confirmed dice, read with. While the reading waits for the reader's load, ``on_wait``
-        hears how far the load is (``reader_progress``) every ``PROGRESS_EVERY_SECONDS`` it
+        confirmed dice, read with; ``dice_sets``: the dice of the sets the board may be
+        from, checked against (``vision.dice_check``). While the reading waits for the
+        reader's load, ``on_wait`` hears how far the load is (``reader_progress``) every ``PROGRESS_EVERY_SECONDS`` it
         moved, and None once the reader is ready; ``told_progress``: the figure the waiting
         room was last told (the reader's progress now if not given), which the next one
         must pass: the load moves on while this thread gets here.
     """
     ready = threading.Event()  # set on the reading thread once the reader is loaded
-    future = _reading_threads.submit(_read, data, side, corners, ready, memory)
+    future = _reading_threads.submit(_read, data, side, corners, ready, memory, dice_sets)
     reported = reader_progress() if told_progress is None else told_progress
     if on_wait is not None and reported is not None:
         while not ready.wait(PROGRESS_EVERY_SECONDS) and not future.done():
@@ -468,6 +489,7 @@ def _read(
     corners: list[list[float]] | None = None,
     ready: threading.Event | None = None,
     memory: SetMemory | None = None,
+    dice_sets: Sequence[Dice] = (),
 ) -> Any:
     global _reads_since_load
     reader = get_reader()
@@ -475,8 +497,8 @@ def _read(
         ready.set()
     try:
         if corners is None:
-            return reader.read(data, memory=memory)
-        return reader.read(data, size=side, corners=corners, memory=memory)
+            return reader.read(data, memory=memory, dice_sets=dice_sets)
+        return reader.read(data, size=side, corners=corners, memory=memory, dice_sets=dice_sets)
     finally:
         _reads_since_load += 1
         release_free_memory()

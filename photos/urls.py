@@ -1,6 +1,6 @@
 from django.urls import path
 
-from photos import api, solo_api
+from photos import api, preview_api, solo_api
 
 app_name = "photos"
 
@@ -22,4 +22,6 @@ urlpatterns = [
         solo_api.read_with_corners,
         name="api-solo-corners",
     ),
+    # The camera view's previews: where the board is (no room, nothing stored).
+    path("api/photos/preview", preview_api.board_preview, name="api-preview"),
 ]

@@ -150,3 +150,28 @@ def roll(dice_set: str | DiceSet = "classic", seed: int | str | None = None) -> 
     rng.shuffle(dice)
     faces = tuple(rng.choice(die) for die in dice)
     return Board(chosen.rows, chosen.cols, faces)
+
+
+def could_roll(dice: tuple[tuple[str, ...], ...], faces: list[str] | tuple[str, ...]) -> bool:
+    """Whether a board's ``faces`` (any order) could show on these ``dice``: one die per
+    face, each showing one of its own (a matching of faces to dice, by augmenting paths)."""
+    if len(faces) != len(dice):
+        return False
+    die_of_face: list[int] = [-1] * len(faces)
+    face_on_die: list[int] = [-1] * len(dice)
+
+    def place(face: int, tried: list[bool]) -> bool:
+        for die, sides in enumerate(dice):
+            if faces[face] in sides and not tried[die]:
+                tried[die] = True
+                if face_on_die[die] < 0 or place(face_on_die[die], tried):
+                    face_on_die[die], die_of_face[face] = face, die
+                    return True
+        return False
+
+    return all(place(face, [False] * len(dice)) for face in range(len(faces)))
+
+
+def sets_that_could_roll(faces: list[str] | tuple[str, ...]) -> list[str]:
+    """The official sets (names) whose dice could show this board's faces."""
+    return [name for name, dice_set in DICE_SETS.items() if could_roll(dice_set.dice, faces)]

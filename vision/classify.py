@@ -54,6 +54,9 @@ class DieReading:
     confidence: list[float]
     unaided_faces: list[str] = field(default_factory=list)
     unaided_confidence: list[float] = field(default_factory=list)
+    # (dice, FACES): the probability of each face on each die that the reading was made of
+    # (the classifier's, with the memory's when read with one); None when not told.
+    probabilities: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -174,7 +177,7 @@ class DieClassifier:
         if memory is None or not len(memory):
             faces = [FACES[index] for index in classifier_best]
             values = [float(value) for value in unaided_confidence]
-            return DieReading(faces, values, faces, values)
+            return DieReading(faces, values, faces, values, unaided)
         exemplars, limits, trusted_limits = self.exemplar_features(memory)
         recalled = recall(scores.features, exemplars, memory.faces, limits)
         marginal = recalled.posterior(unaided)
@@ -206,6 +209,7 @@ class DieClassifier:
             confidence=[float(value) for value in confidence],
             unaided_faces=[FACES[index] for index in classifier_best],
             unaided_confidence=[float(value) for value in unaided_confidence],
+            probabilities=marginal,
         )
 
 

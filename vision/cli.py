@@ -1,13 +1,14 @@
 """Command line: read boards, and teach the reader a dice set.
 
-    python -m vision recognize PHOTO [PHOTO ...] [--size 4x4] [--set DIR] [--json]
+    python -m vision recognize PHOTO [PHOTO ...] [--size 4x4] [--set DIR] [--dice NAME] [--json]
     python -m vision remember --set DIR PHOTO BOARD
 
 ``recognize``: the models are loaded once for all photos. With ``--json`` each photo gives
 one JSON object on its own line, in the order given: ``path, rows, cols, letters,
-confidence, centers, corners, remembered, unaided`` (``BoardReading.as_dict``) or ``path,
-error``. With ``--set`` the dice are read with
-the memory of the dice set stored in DIR. Exit status: 0 when every photo was read, 1 when
+confidence, centers, corners, remembered, set_check, unaided`` (``BoardReading.as_dict``) or
+``path, error``. With ``--set`` the dice are read with the memory of the dice set stored in
+DIR; with ``--dice`` (an official set's name, repeatable: the board is one of them) each
+board is checked against those sets' own dice (``vision.dice_check``). Exit status: 0 when every photo was read, 1 when
 some were not, 2 when the command itself cannot run (bad arguments, missing model).
 
 ``remember``: reads PHOTO and adds its dice, with the faces of BOARD (the board as it
@@ -27,6 +28,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
+from solver.dice import DICE_SETS
 from vision.errors import ModelError
 from vision.lattice import SIDES
 from vision.memory import SetMemory, board_crops, contradicts
@@ -52,6 +54,13 @@ def build_parser() -> argparse.ArgumentParser:
     recognize.add_argument("--models", type=Path, default=MODELS_DIR, help=argparse.SUPPRESS)
     recognize.add_argument("--threads", type=int, default=0, help="TensorFlow threads (0: all)")
     recognize.add_argument("--set", type=Path, help="read with the dice set stored in this folder")
+    recognize.add_argument(
+        "--dice",
+        action="append",
+        default=[],
+        choices=sorted(DICE_SETS),
+        help="check each board against this official set's dice (repeatable: one of them)",
+    )
     remember = commands.add_parser(
         "remember", help="add a photo's dice, as BOARD says they are, to a dice set"
     )
@@ -94,12 +103,13 @@ def load_reader(args: argparse.Namespace) -> BoardReader | None:
 
 def recognize(args: argparse.Namespace, out: TextIO) -> int:
     memory = SetMemory.load(args.set) if args.set else None
+    dice_sets = [DICE_SETS[name].dice for name in args.dice]
     reader = load_reader(args)
     if reader is None:
         return 2
     failures = 0
     for path in args.photos:
-        result = reader.try_read(path, args.size, memory=memory)
+        result = reader.try_read(path, args.size, memory=memory, dice_sets=dice_sets)
         if isinstance(result, BoardReading):
             text = (
                 json.dumps({"path": path, **result.as_dict()})

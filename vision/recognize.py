@@ -9,14 +9,15 @@ from __future__ import annotations
 import contextlib
 import io
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TypeVar
 
 import numpy as np
 from PIL import Image
 
-from vision.classify import DieClassifier
+from vision import dice_check
+from vision.classify import DieClassifier, DieReading
 from vision.crops import cut_dice
 from vision.detect import Candidate, DiceDetector
 from vision.errors import (
@@ -72,6 +73,9 @@ class BoardReading:
     # ``letters`` and ``confidence``, no memory was read with).
     unaided_letters: list[list[str]] = field(default_factory=list)
     unaided_confidence: list[list[float]] = field(default_factory=list)
+    # What the check against the dice set's own dice did per die (``vision.dice_check``:
+    # "", "impossible", "corrected", "doubted"); empty when the board was not checked.
+    set_check: list[list[str]] = field(default_factory=list)
 
     def remembered(self) -> list[list[bool]]:
         """Per die: whether the dice set's memory changed the face the classifier alone read."""
@@ -83,7 +87,7 @@ class BoardReading:
 
     def as_dict(self) -> dict[str, object]:
         """JSON-ready form (keys rows, cols, letters, confidence, centers, corners,
-        remembered, and unaided: the classifier's own letters and confidence)."""
+        remembered, set_check, and unaided: the classifier's own letters and confidence)."""
         return {
             "rows": self.rows,
             "cols": self.cols,
@@ -92,6 +96,7 @@ class BoardReading:
             "centers": [[[round(v, 1) for v in point] for point in row] for row in self.centers],
             "corners": [[round(v, 1) for v in point] for point in self.corners],
             "remembered": self.remembered(),
+            "set_check": self.set_check,
             "unaided": {
                 "letters": self.unaided_letters or self.letters,
                 "confidence": _rounded(self.unaided_confidence or self.confidence),
@@ -156,19 +161,22 @@ class BoardReader:
         size: int | None = None,
         corners: Sequence[Sequence[float]] | None = None,
         memory: SetMemory | None = None,
+        dice_sets: Sequence[Sequence[Sequence[str]]] = (),
     ) -> BoardReading:
         """Read the board in ``source``; ``size`` (4, 5 or 6) forces the grid side.
 
         ``corners``: the board's four outer corners as the host placed them (full-size
         photo pixels, clockwise from the top left; ``size`` then required): no detection,
         the dice inside them are read. ``memory``: the dice set's confirmed exemplars
-        (``vision.memory``), read with the classifier.
+        (``vision.memory``), read with the classifier. ``dice_sets``: the dice of the sets
+        the board may be from (each a list of dice, a die its six faces); the reading is
+        checked against those with as many dice as the board (``vision.dice_check``).
 
         Raises an ImageError for unusable input, CornersError for corners that frame no
         board, and BoardNotFoundError (GridNotFoundError, DiceCountError) when no board is
         read.
         """
-        result = self.try_read(source, size, corners, memory)
+        result = self.try_read(source, size, corners, memory, dice_sets)
         if isinstance(result, VisionError):
             try:
                 raise result
@@ -182,10 +190,11 @@ class BoardReader:
         size: int | None = None,
         corners: Sequence[Sequence[float]] | None = None,
         memory: SetMemory | None = None,
+        dice_sets: Sequence[Sequence[Sequence[str]]] = (),
     ) -> BoardReading | VisionError:
         """``read``, returning the VisionError instead of raising it."""
         try:
-            return self._read(source, size, corners, memory)
+            return self._read(source, size, corners, memory, dice_sets)
         except VisionError as error:
             return without_tracebacks(error)
 
@@ -195,6 +204,7 @@ class BoardReader:
         size: int | None,
         corners: Sequence[Sequence[float]] | None,
         memory: SetMemory | None,
+        dice_sets: Sequence[Sequence[Sequence[str]]] = (),
     ) -> BoardReading:
         if isinstance(source, np.ndarray):
             photo = Photo(source, (1.0, 1.0))
@@ -210,6 +220,7 @@ class BoardReader:
             fit, pixels = self._fit_or_tone_down(pixels, (size,) if size else SIDES)
             grid, missing = fit.grid, fit.missing
         reading = self.classifier.read(cut_dice(pixels, grid), memory)
+        reading, set_check = checked_by_set(reading, dice_sets)
         centers = photo.to_full(grid.centers())
         letters, confidence, coords = [], [], []
         unaided_letters, unaided_confidence = [], []
@@ -234,6 +245,11 @@ class BoardReader:
             corners=outline,
             unaided_letters=unaided_letters,
             unaided_confidence=unaided_confidence,
+            set_check=[
+                set_check[row * grid.cols : (row + 1) * grid.cols] for row in range(grid.rows)
+            ]
+            if set_check
+            else [],
         )
 
     def _fit_or_tone_down(
@@ -305,6 +321,21 @@ class BoardReader:
         if isinstance(failure, GridNotFoundError) and strays >= CLUTTER_PEAKS:
             raise ClutteredPhotoError(str(failure)) from failure
         raise failure
+
+
+def checked_by_set(
+    reading: DieReading, dice_sets: Sequence[Sequence[Sequence[str]]]
+) -> tuple[DieReading, list[str]]:
+    """The reading checked against the sets among ``dice_sets`` with as many dice as the
+    board (the board's set is one of them: ``vision.dice_check.check_against_any``), and
+    what the check did per die (empty: not checked)."""
+    matching = [dice for dice in dice_sets if len(dice) == len(reading.faces)]
+    if not matching or reading.probabilities is None:
+        return reading, []
+    checked = dice_check.check_against_any(
+        reading.probabilities, reading.faces, reading.confidence, matching
+    )
+    return replace(reading, faces=checked.faces, confidence=checked.confidence), checked.verdicts
 
 
 def without_tracebacks(error: Failure) -> Failure:

@@ -47,6 +47,7 @@ async def test_the_state_shows_the_installation_set_and_learning_at_home(embedde
         "exemplars": 0,
         "faces": 0,
         "learn": True,
+        "checked_against": [],
         "choices": [
             {"id": installation.pk, "name": "The usual dice", "installation": True, "exemplars": 0}
         ],

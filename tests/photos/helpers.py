@@ -73,7 +73,7 @@ async def post_corners(client: Client, code: str, photo_id: int, body: Any, **he
 
 class FakeReader:
     """Stands for the models: returns ``reading`` (or raises it), and remembers how it was
-    asked (``calls``: the size, corners and set memory of each reading)."""
+    asked (``calls``: the size, corners, set memory and dice sets of each reading)."""
 
     def __init__(self) -> None:
         self.reading: BoardReading | Exception = BoardReading(
@@ -86,9 +86,11 @@ class FakeReader:
         )
         self.calls: list[dict[str, Any]] = []
 
-    def read(self, source, size=None, corners=None, memory=None):
+    def read(self, source, size=None, corners=None, memory=None, dice_sets=()):
         assert isinstance(source, bytes)
-        self.calls.append({"size": size, "corners": corners, "memory": memory})
+        self.calls.append(
+            {"size": size, "corners": corners, "memory": memory, "dice_sets": list(dice_sets)}
+        )
         if isinstance(self.reading, Exception):
             raise self.reading
         return self.reading

@@ -107,7 +107,7 @@ async def test_malformed_corners_or_size_are_400_invalid(fake_reader, body, need
     assert response.json()["error"]["code"] == "invalid"
     assert needle in response.json()["error"]["message"]
     assert fake_reader.calls == [
-        {"size": None, "corners": None, "memory": None}
+        {"size": None, "corners": None, "memory": None, "dice_sets": []}
     ]  # nothing read again
 
 
@@ -198,7 +198,7 @@ async def test_any_player_may_place_the_corners_and_the_room_hears_the_reading(f
     assert reading["reader_progress"] is None  # the (fake) reader is ready
     read = await receive_until(ann.comm, "board.read", photo_id=photo_id)
     assert read["board"] == "cats qiex dogz went"
-    assert fake_reader.calls[-1] == {"size": 5, "corners": SQUARE, "memory": None}
+    assert fake_reader.calls[-1] == {"size": 5, "corners": SQUARE, "memory": None, "dice_sets": []}
     state = (await ask(bob.comm, "sync"))["state"]
     assert state["photo"]["status"] == "read" and state["photo"]["corners"] == SQUARE
 

@@ -74,7 +74,7 @@ async def test_anyone_sends_a_photo_and_its_key_reads_it(fake_reader):
     assert read["status"] == "read"
     assert read["result"]["board"] == "cats qiex dogz went"
     assert read["result"]["doubtful"][1][1] is True and read["result"]["note"] == ""
-    assert fake_reader.calls == [{"size": None, "corners": None, "memory": None}]
+    assert fake_reader.calls == [{"size": None, "corners": None, "memory": None, "dice_sets": []}]
     stored = await sync_to_async(BoardPhoto.objects.get)(pk=photo["id"])
     assert stored.room_id is None and stored.image.name.startswith("photos/_solve/")
     assert key not in stored.key_hash  # only a hash of the key is kept

@@ -423,7 +423,7 @@ def test_a_process_reads_at_most_its_slots_of_photos_at_once(fake_reader, monkey
     monkeypatch.setattr(reading, "_reading_threads", ThreadPoolExecutor(max_workers=2))
     running, peak, lock, release = 0, 0, threading.Lock(), threading.Event()
 
-    def read(source, memory=None):
+    def read(source, memory=None, dice_sets=()):
         nonlocal running, peak
         with lock:
             running += 1

@@ -45,8 +45,10 @@ def test_json_lines_in_order(tmp_path: Path, reader, monkeypatch, encode) -> Non
         "centers",
         "corners",
         "remembered",
+        "set_check",
         "unaided",
     }
+    assert first["set_check"] == []  # no --dice: not checked
     assert first["unaided"] == {"letters": first["letters"], "confidence": first["confidence"]}
     assert (first["rows"], first["cols"]) == (4, 4)
     for key in ("letters", "confidence", "centers"):

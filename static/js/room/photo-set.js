@@ -22,8 +22,22 @@ function memoryText(photoSet) {
     return gettext("Boards the host confirms will start this room's own set; the usual dice learn only what the site's staff approve.");
   }
   if (!photoSet.exemplars) return gettext("Nothing learnt yet: confirm a board read from a photo.");
-  return ngettext("Remembers %(count)s die", "Remembers %(count)s dice", photoSet.exemplars) + " " +
+  const remembers = ngettext("Remembers %(count)s die", "Remembers %(count)s dice", photoSet.exemplars) + " " +
     ngettext("(%(faces)s letter).", "(%(faces)s letters).", photoSet.faces, { faces: photoSet.faces });
+  const checked = checkedText(photoSet);
+  return checked ? `${remembers} ${checked}` : remembers;
+}
+
+/** What the room's photos are checked against (docs/api.md, "Dice sets": checked_against):
+ * the official sets its confirmed boards all fit, per board size; "" before that. */
+export function checkedText(photoSet) {
+  return (photoSet.checked_against || []).map((fit) => {
+    const side = Math.round(Math.sqrt(fit.dice));
+    return gettext("Its %(size)s photos are checked against the dice of %(sets)s.", {
+      size: `${side}x${side}`,
+      sets: fit.sets.map((set) => set.title).join(gettext(" or ")),
+    });
+  }).join(" ");
 }
 
 function optionText(set) {

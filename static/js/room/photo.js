@@ -1,13 +1,15 @@
 // "Board from a photo" and "Type a board", between rounds: a player uploads a photo of the
-// real board (the phone's camera opens directly), the server reads it (board.reading, then
-// board.read or board.unreadable for everyone in the room), and an editable grid shows the
-// dice. Doubtful dice get an outline and a "?" (never colour alone). The host corrects the
-// grid and sends it with set_board; the next round plays it. When no board was found, or
-// the grid read is wrong, any player may place the board's corners on the photo by hand
-// (corners.js); the server reads the dice inside them. While the server is still getting
-// its reader ready, the page says so with how far it is (board.reading's reader_progress).
+// real board (the page's camera view, lib/camera.js, or the phone's camera app), the server
+// reads it (board.reading, then board.read or board.unreadable for everyone in the room),
+// and an editable grid shows the dice. Doubtful dice get an outline and a "?" (never colour
+// alone). The host corrects the grid and sends it with set_board; the next round plays it.
+// When no board was found, or the grid read is wrong, any player may place the board's
+// corners on the photo by hand (corners.js); the server reads the dice inside them. While
+// the server is still getting its reader ready, the page says so with how far it is
+// (board.reading's reader_progress).
 
 import { capitalise } from "../lib/api.js";
+import { openCamera } from "../lib/camera.js";
 import { h } from "../lib/dom.js";
 import { gettext, ngettext, pageLanguage } from "../lib/i18n.js";
 import { CornersEditor } from "./corners.js";
@@ -150,7 +152,11 @@ export class PhotoView {
     });
     this.el.adjust.addEventListener("click", () => this.openCorners(this.shownPhotoId));
     this.el.place.addEventListener("click", () => this.openCorners(this.failedPhotoId));
-    this.el.photoButton.addEventListener("click", () => this.el.input.click());
+    // The camera view where the page may open the camera (lib/camera.js), else the file
+    // input, which opens the phone's camera or its files.
+    this.el.photoButton.addEventListener("click", () =>
+      openCamera({ onPicture: (file) => this.upload(file), onFallback: () => this.el.input.click() }),
+    );
     this.el.input.addEventListener("change", () => {
       const file = this.el.input.files && this.el.input.files[0];
       if (file) this.upload(file);

@@ -1,13 +1,15 @@
 // A photo of the board on the Solve page, read by the rooms' reader with no room: the
-// phone's camera opens, the photo goes to POST /api/solve/photos, and its reading is asked
-// for with GET /api/solve/photos/<id>?wait=8 (docs/api.md, "A photo on the Solve page")
-// under the key the upload answered, sent as a Bearer header and never in an address. A
-// read board lands in the editable grid (board-entry.js) with its doubtful dice marked; a
-// failed one says what to change. Corners placed by hand (room/corners.js) read the dice
-// inside them; the photo itself is fetched with the key and shown from a blob: address.
-// The texts of failures and refusals are the room's (room/photo.js).
+// camera view (lib/camera.js) or the phone's camera opens, the photo goes to POST
+// /api/solve/photos, and its reading is asked for with GET /api/solve/photos/<id>?wait=8
+// (docs/api.md, "A photo on the Solve page") under the key the upload answered, sent as a
+// Bearer header and never in an address. A read board lands in the editable grid
+// (board-entry.js) with its doubtful dice marked; a failed one says what to change. Corners
+// placed by hand (room/corners.js) read the dice inside them; the photo itself is fetched
+// with the key and shown from a blob: address. The texts of failures and refusals are the
+// room's (room/photo.js).
 
 import { capitalise } from "../lib/api.js";
+import { openCamera } from "../lib/camera.js";
 import { showText } from "../lib/dom.js";
 import { gettext } from "../lib/i18n.js";
 import { CornersEditor } from "../room/corners.js";
@@ -41,7 +43,11 @@ export class PhotoReader {
       onRead: (corners, size) => this.readCorners(corners, size),
       onCancel: () => this.closeCorners(),
     });
-    el.button.addEventListener("click", () => el.input.click());
+    // The camera view where the page may open the camera (lib/camera.js), else the file
+    // input, which opens the phone's camera or its files.
+    el.button.addEventListener("click", () =>
+      openCamera({ onPicture: (file) => this.upload(file), onFallback: () => el.input.click() }),
+    );
     el.input.addEventListener("change", () => {
       const file = el.input.files && el.input.files[0];
       if (file) this.upload(file);
