@@ -5,7 +5,7 @@ video, or says what to change; with the board found and the picture steady it ta
 photo itself, which then goes the usual way (``photos.api``, ``photos.solo_api``).
 
 ``POST /api/photos/preview`` needs no room (the Solve page has none) and stores nothing. Only
-the reader's detector runs (``BoardReader._fit_or_tone_down``: the grid of dice, never the
+the reader's detector runs (``BoardReader.find_grid``: the grid of dice, never the
 dice's letters), on the thread that reads the photos (``photos.reading``), so a preview
 neither holds up the event loop nor the one thread of the site's other views, and waits its
 turn behind the photos being read. It is no open tap on the CPU: a body of at most
@@ -39,7 +39,6 @@ from photos import reading
 from photos.api import check_photo
 from photos.exceptions import PhotoTooLarge
 from vision.errors import BoardNotFoundError, ModelError, VisionError
-from vision.lattice import SIDES
 from vision.loading import load_photo
 from web import throttle
 from web.errors import ClientError, RateLimited
@@ -132,7 +131,7 @@ async def _look(data: bytes) -> dict[str, Any]:
         _in_flight += 1
     try:
         # The reading thread (photos.reading): one at a time, behind the photos being read.
-        future = reading._reading_threads.submit(_find_board, data)
+        future = reading.on_reading_thread(_find_board, data)
         return await asyncio.wrap_future(future)
     finally:
         with _in_flight_lock:
@@ -147,9 +146,8 @@ def _find_board(data: bytes) -> dict[str, Any]:
         height, width = photo.pixels.shape[:2]
         size = {"width": width, "height": height}
         # The reader's own search for the grid, dark copy and negative included, without
-        # reading the dice (vision.recognize.BoardReader._read's first step): a private
-        # method, used here rather than a second detector that could see otherwise.
-        fit, _pixels = reading.get_reader()._fit_or_tone_down(photo.pixels, SIDES)
+        # reading the dice: the first step of its readings, so a preview sees as they do.
+        fit, _pixels = reading.get_reader().find_grid(photo.pixels)
         corners = photo.to_full(fit.grid.corners())
         return {
             "found": True,
@@ -199,4 +197,4 @@ def _ask_for_the_reader() -> None:
             with _in_flight_lock:
                 _load_asked = False
 
-    reading._reading_threads.submit(reading.get_reader).add_done_callback(loaded)
+    reading.on_reading_thread(reading.get_reader).add_done_callback(loaded)

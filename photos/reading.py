@@ -26,7 +26,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from celery.exceptions import SoftTimeLimitExceeded
@@ -211,6 +211,11 @@ _reading_threads = ThreadPoolExecutor(
     thread_name_prefix="board-reader",
     initializer=_lower_priority,
 )
+
+
+def on_reading_thread(work: Callable[..., Any], *args: Any) -> Future[Any]:
+    """Run ``work(*args)`` on the reading thread, in turn with the photos being read."""
+    return _reading_threads.submit(work, *args)
 
 
 def _load_libc() -> Any:

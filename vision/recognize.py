@@ -217,7 +217,7 @@ class BoardReader:
                 raise CornersError("say the board's size (4x4, 5x5 or 6x6) with its corners")
             grid = grid_from_corners(photo.from_full(np.asarray(corners, np.float64)), size, size)
         else:
-            fit, pixels = self._fit_or_tone_down(pixels, (size,) if size else SIDES)
+            fit, pixels = self.find_grid(pixels, (size,) if size else SIDES)
             grid, missing = fit.grid, fit.missing
         reading = self.classifier.read(cut_dice(pixels, grid), memory)
         reading, set_check = checked_by_set(reading, dice_sets)
@@ -252,10 +252,10 @@ class BoardReader:
             else [],
         )
 
-    def _fit_or_tone_down(
-        self, pixels: np.ndarray, sides: tuple[int, ...]
+    def find_grid(
+        self, pixels: np.ndarray, sides: tuple[int, ...] = SIDES
     ) -> tuple[GridFit, np.ndarray]:
-        """The grid, and the pixels to read the dice from. When the photo as it is holds no
+        """The grid (without reading the dice's letters), and the pixels to read the dice from. When the photo as it is holds no
         board: blown highlights (a flash, a lamp overhead) wash the dice into the tray, so a
         darker copy is tried; then the photo's negative, where dark dice with light letters
         (which the detector never saw) look like the light ones it knows, taken only when
