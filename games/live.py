@@ -52,6 +52,10 @@ RETRIES_BEFORE_SPLIT = 3
 ENTRY_ATTEMPTS = 3
 # Set-aside entries kept in memory for staff (the log has every one).
 SET_ASIDE_KEPT = 1000
+# How long a reader's flush waits for another thread's batch of its round to be committed
+# (seconds): the batch is out of the queue but not yet in the database, so without the wait
+# the reader would see neither.
+OTHER_FLUSH_WAIT_SECONDS = 2.0
 
 logger = logging.getLogger(__name__)
 
@@ -114,6 +118,8 @@ class LiveRound:
     pending: list[PendingEntry] = field(default_factory=list)
     # Passes in a row whose batch of ``pending`` failed on a connection error.
     failed_passes: int = 0
+    # Batches taken out of ``pending`` and not yet committed or put back (any thread).
+    flushing: int = 0
     # Accepted words being written now: the round is not ended under them (see rounds).
     writing: int = 0
     # Set when the round ended or a new one started: the next entry reloads the room.
@@ -132,6 +138,8 @@ class LiveRound:
 
 _rounds_by_room: dict[int, LiveRound] = {}
 _lock = threading.RLock()
+# Notified whenever a batch of refused entries is committed or put back.
+_flushed = threading.Condition(_lock)
 _set_aside: deque[SetAsideEntry] = deque(maxlen=SET_ASIDE_KEPT)
 
 
@@ -268,27 +276,76 @@ def flush_refused(round_id: int | None = None, room_id: int | None = None) -> in
     in one statement for all the rounds (``_write_together``), else one per round, and drop
     stale rounds once written; returns how many entries. A round whose batch could not be
     written keeps it and does not stop the others'; the first such error is raised at the
-    end. Call from a worker thread."""
+    end. For one round or room (a reader about to read its entries), a batch of it that
+    another thread is writing at that moment is waited for too (``_wait_for_other_flushes``).
+    Call from a worker thread."""
     with _lock:
         targets = [
             (room, live)
             for room, live in _rounds_by_room.items()
             if (round_id is None or live.id == round_id) and (room_id is None or room == room_id)
         ]
-    written = _write_together([live for _, live in targets])
-    failure: Exception | None = None
-    for _, live in targets:  # what the statement for all could not write, round by round
-        try:
-            written += _write_pending(live)
-        except Exception as error:  # kept in the queue: the next flush tries again
-            failure = failure or error
+    lives = [live for _, live in targets]
+    written, failure = _write_all(lives)
+    if (round_id is not None or room_id is not None) and _wait_for_other_flushes(lives):
+        more, failure_again = _write_all(lives)  # what the other flush put back, if it failed
+        written, failure = written + more, failure or failure_again
     with _lock:
         for room, live in targets:
-            if live.stale and not live.pending and _rounds_by_room.get(room) is live:
+            if (
+                live.stale
+                and not live.pending
+                and not live.flushing
+                and _rounds_by_room.get(room) is live
+            ):
                 del _rounds_by_room[room]
     if failure is not None:
         raise failure
     return written
+
+
+def _write_all(lives: list[LiveRound]) -> tuple[int, Exception | None]:
+    """The rounds' waiting entries, in one statement if it can, else round by round: how
+    many were written, and the first failure of a round whose batch stays queued."""
+    written = _write_together(lives)
+    failure: Exception | None = None
+    for live in lives:  # what the statement for all could not write, round by round
+        try:
+            written += _write_pending(live)
+        except Exception as error:  # kept in the queue: the next flush tries again
+            failure = failure or error
+    return written, failure
+
+
+def _wait_for_other_flushes(lives: list[LiveRound]) -> bool:
+    """Wait until no other thread is writing a batch of these rounds; whether there was one.
+    Not inside a transaction: the other batch may be waiting for this transaction's locks
+    (SQLite has one writer), and the caller would wait for it in turn."""
+    if connection.in_atomic_block:
+        return False
+    with _flushed:
+        if not any(live.flushing for live in lives):
+            return False
+        _flushed.wait_for(
+            lambda: not any(live.flushing for live in lives), OTHER_FLUSH_WAIT_SECONDS
+        )
+    return True
+
+
+def _taken(live: LiveRound) -> list[PendingEntry]:
+    """Take the round's waiting entries to write them (under ``_lock``); ``_done`` ends it."""
+    entries, live.pending = live.pending, []
+    if entries:
+        live.flushing += 1
+    return entries
+
+
+def _done(lives: list[LiveRound]) -> None:
+    """The batches ``_taken`` from these rounds are committed or put back."""
+    with _flushed:
+        for live in lives:
+            live.flushing -= 1
+        _flushed.notify_all()
 
 
 def set_aside() -> list[SetAsideEntry]:
@@ -319,15 +376,15 @@ def _write_together(lives: list[LiveRound]) -> int:
         ]
         if len(ready) < 2:  # one round (or none): its own statement does the same
             return 0
-        taken = [(live, live.pending) for live in ready]
-        for live in ready:
-            live.pending = []
+        taken = [(live, _taken(live)) for live in ready]
     try:
         _insert_rows([row for live, entries in taken for row in _rows(live, entries)])
     except Exception:
         for live, entries in taken:
             _put_back(live, entries)
         return 0
+    finally:
+        _done(ready)
     for live, _ in taken:
         live.failed_passes = 0
     return sum(len(entries) for _, entries in taken)
@@ -335,9 +392,16 @@ def _write_together(lives: list[LiveRound]) -> int:
 
 def _write_pending(live: LiveRound) -> int:
     with _lock:
-        entries, live.pending = live.pending, []
+        entries = _taken(live)
     if not entries:
         return 0
+    try:
+        return _write_batch(live, entries)
+    finally:
+        _done([live])
+
+
+def _write_batch(live: LiveRound, entries: list[PendingEntry]) -> int:
     if live.failed_passes < RETRIES_BEFORE_SPLIT:
         try:
             _insert(live, entries)

@@ -8,18 +8,22 @@ are injected below the edge check on purpose: this is the write path's own guara
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 
 import pytest
 from django.db import OperationalError, connection
 from django.db.models.query import QuerySet
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 
-from games import live, rounds, state
+from games import live, rooms, rounds, state
 from games.models import Player, Round, Submission
 from tests.games.test_rounds_and_words import make_room, running_round
 from tests.games.words_helpers import submit_word
+from tests.games.ws_helpers import BOARD
 
 pytestmark = pytest.mark.django_db
 
@@ -194,3 +198,52 @@ def test_a_poisoned_entry_in_one_room_costs_another_room_nothing(caplog):
     assert sorted(refused_words(bob, first)) == sorted(BOBS_REFUSALS)
     assert refused_words(dee, second) == ["xyzzyq"]
     assert [a.entry.client_id for a in live.set_aside()] == [LONE_SURROGATE]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_reader_waits_for_the_batch_another_thread_is_writing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The flusher thread has taken Bob's refused entries out of the queue and not yet
+    committed them when Bob's state is read: the reader's flush finds the queue empty, so
+    it waits for that batch; else "my words" would show none of them (CI saw it once)."""
+    ann, bob = make_room()
+    rooms.do_set_next_board(ann, BOARD)
+    round_ = rounds.do_start_round(ann)  # committed: the task prepares it at once
+    Round.objects.filter(pk=round_.pk).update(starts_at=timezone.now() - timedelta(seconds=1))
+    bob_refuses_five(bob)
+    real = QuerySet.bulk_create
+    inside, go = threading.Event(), threading.Event()
+
+    def slow_bulk_create(self: QuerySet, objs: Any, *args: Any, **kwargs: Any) -> Any:
+        if threading.current_thread().name == "flusher":
+            inside.set()
+            go.wait(10)
+        return real(self, objs, *args, **kwargs)
+
+    monkeypatch.setattr(QuerySet, "bulk_create", slow_bulk_create)
+    seen: list[list[str]] = []
+
+    def flusher() -> None:
+        try:
+            live.flush_refused()
+        finally:
+            connection.close()
+
+    def reader() -> None:
+        try:
+            live.flush_refused(room_id=bob.room_id)
+            seen.append(refused_words(bob, round_))
+        finally:
+            connection.close()
+
+    flushing = threading.Thread(target=flusher, name="flusher")
+    flushing.start()
+    assert inside.wait(10)
+    reading = threading.Thread(target=reader)
+    reading.start()
+    reading.join(0.5)  # without the wait, the reader has read an empty list by now
+    go.set()
+    reading.join(10)
+    flushing.join(10)
+    assert seen and sorted(seen[0]) == sorted(BOBS_REFUSALS)
