@@ -36,12 +36,16 @@ from vision.crops import standardise
 from vision.faces import BLOCKED, FACE_INDEX, FACES, TURNS
 from vision.legibility import WASHED_OUT_CONFIDENCE, washed_out
 from vision.memory import DOUBTED_CONFIDENCE, SETTLED, SetMemory, recall, thresholds
-from vision.polarity import dark_on_light
+from vision.polarity import dark_on_light, light_letter_share
 from vision.runtime import compiled_predict
 from vision.typicality import ATYPICAL_CONFIDENCE, FacePrototypes
 
 # Weight of the board's orientation prior (0 turns it off).
 PRIOR_STRENGTH = 1.0
+# A board whose share of dice with light letters (``vision.polarity``) is this close to half
+# is read both ways round and the reading the classifier is surer of kept: on blurred
+# photos of dark-lettered dice the share reached 0.56 (bench/vision.py, docs/photos.md).
+POLARITY_DOUBT = 0.25
 
 
 @dataclass(frozen=True)
@@ -133,6 +137,20 @@ class DieClassifier:
         """P(face, turns) per crop: (N, faces, 4), turns relative to the crop as given."""
         return self.scores(crops).joint
 
+    def _letters_dark(self, crops: np.ndarray) -> tuple[np.ndarray, Scores]:
+        """The board's crops with dark letters (the whole board turned over, or not) and
+        their scores."""
+        share = light_letter_share(crops) if len(crops) else 0.0
+        ways = [share > 0.5] if abs(share - 0.5) >= POLARITY_DOUBT else [False, True]
+        readings = []
+        for turned_over in ways:
+            seen = 255 - crops if turned_over else crops
+            scores = self.scores(seen)
+            sure = apply_turn_prior(scores.joint).sum(axis=-1).max(axis=-1).mean()
+            readings.append((float(sure), seen, scores))
+        _, seen, scores = max(readings, key=lambda reading: reading[0])
+        return seen, scores
+
     def exemplar_features(self, memory: SetMemory) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The features of each exemplar of ``memory`` turned by 0..3 quarter turns
         (M, 4, D), the memory's thresholds (``vision.memory.thresholds``) and those of its
@@ -160,8 +178,7 @@ class DieClassifier:
     def read(self, crops: np.ndarray, memory: SetMemory | None = None) -> DieReading:
         """Read every crop of one board (all crops in the same grid frame), with the dice
         set's ``memory`` when given."""
-        crops = dark_on_light(crops)
-        scores = self.scores(crops)
+        crops, scores = self._letters_dark(crops)
         posterior = apply_turn_prior(scores.joint)
         classifier_best = posterior.sum(axis=-1).argmax(axis=-1)
         typical = np.ones(len(crops), bool)

@@ -16,14 +16,20 @@ import numpy as np
 MIDDLE = slice(8, 24)
 
 
-def light_letters(crops: np.ndarray) -> bool:
-    """True when most dice of a board (crops (N, H, W) uint8) show light letters on a
-    darker face."""
+def light_letter_share(crops: np.ndarray) -> float:
+    """The share of a board's dice (crops (N, H, W) uint8, N > 0) whose middle looks like
+    light letters on a darker face."""
     middle = crops[:, MIDDLE, MIDDLE].reshape(len(crops), -1).astype(np.float32)
     median = np.median(middle, axis=1)
     dark = np.percentile(middle, 5, axis=1)
     light = np.percentile(middle, 95, axis=1)
-    return bool(((median - dark) < (light - median)).mean() > 0.5)
+    return float(((median - dark) < (light - median)).mean())
+
+
+def light_letters(crops: np.ndarray) -> bool:
+    """True when most dice of a board (crops (N, H, W) uint8) show light letters on a
+    darker face."""
+    return bool(len(crops)) and light_letter_share(crops) > 0.5
 
 
 def dark_on_light(crops: np.ndarray) -> np.ndarray:

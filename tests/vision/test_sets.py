@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from vision import dataset
-from vision.conditions import close_up
+from vision.conditions import blurred, close_up
+from vision.crops import cut_dice
 from vision.evaluate import (
     SetBoard,
     board_crops_from_array,
@@ -19,7 +20,7 @@ from vision.evaluate import (
 )
 from vision.loading import load_image
 from vision.memory import MAX_PER_FACE, SetMemory, recall
-from vision.polarity import dark_on_light, light_letters
+from vision.polarity import dark_on_light, light_letter_share, light_letters
 from vision.recognize import BoardReader
 
 OTHER_SETS = dataset.DEFAULT_DATA_DIR.parent / "other-sets"
@@ -57,6 +58,24 @@ def test_a_set_printed_light_on_dark_reads_as_its_negative(
     turned = score_reading(photo, reader.read(255 - image))
     assert as_taken.right == as_taken.dice
     assert turned.right == turned.dice
+
+
+@pytest.mark.parametrize(
+    "name", ["12f33aab5f47ca0917cf86597a4c8f09.jpg", "bad46318fa8d574127a7e40623046353.jpg"]
+)
+def test_a_blurred_board_whose_dice_look_half_light_lettered_reads_the_right_way_round(
+    reader: BoardReader, validation_photos: list[dataset.LabelledPhoto], name: str
+) -> None:
+    """Out of focus, a dark letter's strokes spread over the face until half the dice look
+    light-lettered: the majority alone turned these boards over and read none of their
+    dice right; read both ways, the classifier's surer reading is the right one."""
+    photo = next(p for p in validation_photos if p.path.name == name)
+    rng = np.random.default_rng(0)
+    image, centers = blurred(rng, load_image(photo.path), photo.centers())
+    fit, pixels = reader.find_grid(image)
+    assert 0.25 < light_letter_share(cut_dice(pixels, fit.grid)) < 0.75  # the doubt itself
+    result = score_reading(photo, reader.read(image), centers)
+    assert result.error is None and result.right >= result.dice - 1
 
 
 # ---------------------------------------------------------------- close-ups
