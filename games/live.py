@@ -341,7 +341,8 @@ def _taken(live: LiveRound) -> list[PendingEntry]:
 
 
 def _done(lives: list[LiveRound]) -> None:
-    """The batches ``_taken`` from these rounds are committed or put back."""
+    """The batches ``_taken`` from these rounds are committed or put back (written, when
+    the flush runs inside a caller's transaction: committed with it)."""
     with _flushed:
         for live in lives:
             live.flushing -= 1
