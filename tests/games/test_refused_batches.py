@@ -240,9 +240,19 @@ def test_a_reader_waits_for_the_batch_another_thread_is_writing(
     flushing = threading.Thread(target=flusher, name="flusher")
     flushing.start()
     assert inside.wait(10)
+    # The batch is let go once the reader waits for it, or has read without waiting.
+    waiting = threading.Event()
+    real_wait_for = live._flushed.wait_for
+
+    def wait_for(predicate: Callable[[], bool], timeout: float | None = None) -> bool:
+        waiting.set()
+        return real_wait_for(predicate, timeout)
+
+    monkeypatch.setattr(live._flushed, "wait_for", wait_for)
     reading = threading.Thread(target=reader)
     reading.start()
-    reading.join(0.5)  # without the wait, the reader has read an empty list by now
+    while reading.is_alive() and not waiting.wait(0.01):
+        pass
     go.set()
     reading.join(10)
     flushing.join(10)
