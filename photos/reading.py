@@ -459,14 +459,15 @@ def read_bytes(
     """The JSON-ready reading of a photo's bytes, with its board notation and a size note
     (none without a room: ``room_side`` None).
 
-        ``corners`` (full-size photo pixels, clockwise from the board's top left) and ``side``
-        read the dice inside them, without looking for the board. ``memory``: the dice set's
-        confirmed dice, read with; ``dice_sets``: the dice of the sets the board may be
-        from, checked against (``vision.dice_check``). While the reading waits for the
-        reader's load, ``on_wait`` hears how far the load is (``reader_progress``) every ``PROGRESS_EVERY_SECONDS`` it
-        moved, and None once the reader is ready; ``told_progress``: the figure the waiting
-        room was last told (the reader's progress now if not given), which the next one
-        must pass: the load moves on while this thread gets here.
+    ``corners`` (full-size photo pixels, clockwise from the board's top left) and ``side``
+    read the dice inside them, without looking for the board. ``memory``: the dice set's
+    confirmed dice, read with; ``dice_sets``: the dice of the sets the board may be from,
+    checked against (``vision.dice_check``). While the reading waits for the reader's load,
+    ``on_wait`` hears how far the load is (``reader_progress``) every
+    ``PROGRESS_EVERY_SECONDS`` it moved, and None once the reader is ready;
+    ``told_progress``: the figure the waiting room was last told (the reader's progress now
+    if not given), which the next one must pass: the load moves on while this thread gets
+    here.
     """
     ready = threading.Event()  # set on the reading thread once the reader is loaded
     future = _reading_threads.submit(_read, data, side, corners, ready, memory, dice_sets)

@@ -157,7 +157,6 @@ def could_roll(dice: tuple[tuple[str, ...], ...], faces: list[str] | tuple[str, 
     face, each showing one of its own (a matching of faces to dice, by augmenting paths)."""
     if len(faces) != len(dice):
         return False
-    die_of_face: list[int] = [-1] * len(faces)
     face_on_die: list[int] = [-1] * len(dice)
 
     def place(face: int, tried: list[bool]) -> bool:
@@ -165,7 +164,7 @@ def could_roll(dice: tuple[tuple[str, ...], ...], faces: list[str] | tuple[str, 
             if faces[face] in sides and not tried[die]:
                 tried[die] = True
                 if face_on_die[die] < 0 or place(face_on_die[die], tried):
-                    face_on_die[die], die_of_face[face] = face, die
+                    face_on_die[die] = face
                     return True
         return False
 

@@ -8,8 +8,9 @@ one JSON object on its own line, in the order given: ``path, rows, cols, letters
 confidence, centers, corners, remembered, set_check, unaided`` (``BoardReading.as_dict``) or
 ``path, error``. With ``--set`` the dice are read with the memory of the dice set stored in
 DIR; with ``--dice`` (an official set's name, repeatable: the board is one of them) each
-board is checked against those sets' own dice (``vision.dice_check``). Exit status: 0 when every photo was read, 1 when
-some were not, 2 when the command itself cannot run (bad arguments, missing model).
+board is checked against those sets' own dice (``vision.dice_check``). Exit status: 0 when
+every photo was read, 1 when some were not, 2 when the command itself cannot run (bad
+arguments, missing model).
 
 ``remember``: reads PHOTO and adds its dice, with the faces of BOARD (the board as it
 really is, in the board notation: rows separated by spaces, ``q`` the Qu die), to the dice

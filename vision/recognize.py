@@ -255,12 +255,13 @@ class BoardReader:
     def find_grid(
         self, pixels: np.ndarray, sides: tuple[int, ...] = SIDES
     ) -> tuple[GridFit, np.ndarray]:
-        """The grid (without reading the dice's letters), and the pixels to read the dice from. When the photo as it is holds no
-        board: blown highlights (a flash, a lamp overhead) wash the dice into the tray, so a
-        darker copy is tried; then the photo's negative, where dark dice with light letters
-        (which the detector never saw) look like the light ones it knows, taken only when
-        the dice it finds do show light letters (a tray's empty holes turn light too). The
-        photo's own reason is reported when none fits."""
+        """The grid (without reading the dice's letters), and the pixels to read the dice
+        from. When the photo as it is holds no board: blown highlights (a flash, a lamp
+        overhead) wash the dice into the tray, so a darker copy is tried; then the photo's
+        negative, where dark dice with light letters (which the detector never saw) look
+        like the light ones it knows, taken only when the dice it finds do show light
+        letters (a tray's empty holes turn light too). The photo's own reason is reported
+        when none fits."""
         first = self._try_fit(pixels, sides)
         if isinstance(first, GridFit):
             return first, pixels

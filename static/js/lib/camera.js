@@ -393,7 +393,7 @@ export class CameraView {
         return;
       }
       if (data.code === "unavailable") this.previewsOn = false; // guided by the measures alone
-      this.answer = { ...data, at: Date.now(), previewWidth: width, previewHeight: height };
+      this.answer = { ...data, at: Date.now(), previewWidth: width };
     } catch {
       this.pauseUntil = Date.now() + BACK_OFF_MS; // offline for a moment: the camera still works
     } finally {
